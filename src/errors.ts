@@ -1,0 +1,136 @@
+/**
+ * The few error types that may reach a client, and the one mapping to the OpenAI error envelope.
+ *
+ * Only these types show their message; anything else becomes a generic 500. Messages are written
+ * by us or copied from the provider's error body, never built from request headers, so a key can
+ * never end up in one.
+ */
+
+export type OpenAIErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'timeout_error'
+  | 'server_error';
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: OpenAIErrorType; param: string | null; code: string | null };
+}
+
+export abstract class GatewayError extends Error {
+  abstract readonly status: number;
+  abstract readonly type: OpenAIErrorType;
+  readonly param: string | null;
+  readonly code: string | null;
+  /** Seconds the client should wait before retrying, when known (sent as `Retry-After`). */
+  retryAfterSeconds: number | undefined;
+
+  constructor(message: string, options: { param?: string | null; code?: string | null; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.param = options.param ?? null;
+    this.code = options.code ?? null;
+  }
+
+  toBody(): OpenAIErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+/** 400: the request cannot be served as written. `param` names the offending field. */
+export class InvalidRequestError extends GatewayError {
+  readonly status: number;
+  readonly type = 'invalid_request_error' as const;
+  constructor(message: string, options: { param?: string | null; code?: string | null; status?: number } = {}) {
+    super(message, options);
+    this.status = options.status ?? 400;
+  }
+}
+
+/** 401/403: the gateway key or the provider credential is missing or wrong. */
+export class AuthError extends GatewayError {
+  readonly status: number;
+  readonly type: OpenAIErrorType;
+  constructor(message: string, options: { status?: 401 | 403; code?: string | null; param?: string | null } = {}) {
+    super(message, options);
+    this.status = options.status ?? 401;
+    this.type = this.status === 403 ? 'permission_error' : 'authentication_error';
+  }
+}
+
+/** 404 for routes and resources of the gateway itself. */
+export class NotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = 'not_found_error' as const;
+}
+
+/**
+ * Any failure of an upstream attempt: an error status from the provider, a dropped or refused
+ * connection (502), or a timeout (504). `retryable` drives routing's retry and fallback.
+ */
+export class UpstreamError extends GatewayError {
+  readonly status: number;
+  readonly type: OpenAIErrorType;
+  readonly retryable: boolean;
+  /** Stable, low-cardinality reason for `error.type` on spans: the status code, `timeout`, `connection_error`, … */
+  readonly reason: string;
+
+  constructor(
+    message: string,
+    options: {
+      status: number;
+      reason?: string;
+      retryable?: boolean;
+      retryAfterSeconds?: number;
+      code?: string | null;
+      param?: string | null;
+      cause?: unknown;
+    },
+  ) {
+    super(message, options);
+    this.status = options.status;
+    this.reason = options.reason ?? String(options.status);
+    this.retryable = options.retryable ?? isRetryableStatus(options.status);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.type = errorTypeForStatus(options.status);
+  }
+}
+
+/** The client went away; nothing is written back, but spans end with `error.type` `cancelled`. */
+export class ClientAbortError extends Error {
+  constructor() {
+    super('client closed the request');
+  }
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+export function errorTypeForStatus(status: number): OpenAIErrorType {
+  if (status === 400 || status === 413 || status === 422) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 408 || status === 504) return 'timeout_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** Turns anything thrown into a status and an OpenAI envelope. Unknown errors never show their message. */
+export function toErrorResponse(err: unknown): { status: number; body: OpenAIErrorBody; retryAfterSeconds?: number } {
+  if (err instanceof GatewayError) {
+    return {
+      status: err.status,
+      body: err.toBody(),
+      ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+    };
+  }
+  return {
+    status: 500,
+    body: { error: { message: 'internal error in the gateway', type: 'server_error', param: null, code: 'internal_error' } },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The public chat-completions request, validated strictly at our door.
+ *
+ * Unknown top-level fields are refused (as OpenAI itself does: "Unrecognized request argument
+ * supplied"), so a client never believes a parameter took effect when it did not. The few
+ * non-OpenAI fields are the ones the seed defines (`thinking`, `content_parts`, `content_blocks`,
+ * `function.thought_signature`). Built once at import; the request path only calls `parse`.
+ */
+import { z } from 'zod';
+
+const TextPart = z.strictObject({ type: z.literal('text'), text: z.string() });
+
+const ImageUrlPart = z.strictObject({
+  type: z.literal('image_url'),
+  image_url: z.strictObject({
+    url: z.string().min(1),
+    detail: z.enum(['auto', 'low', 'high']).optional(),
+    /** Explicit MIME type for provider file URLs (saves a files-API lookup). */
+    mime_type: z.string().min(1).optional(),
+  }),
+});
+
+const InputAudioPart = z.strictObject({
+  type: z.literal('input_audio'),
+  input_audio: z.strictObject({ data: z.string().min(1), format: z.string().min(1) }),
+});
+
+export const UserContentPart = z.discriminatedUnion('type', [TextPart, ImageUrlPart, InputAudioPart]);
+
+/** Entries of `content_parts` (Decision 9) as a client sends them back in multi-turn image editing. */
+const ContentPartsEntry = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string(), thought_signature: z.string().optional() }),
+  z.object({
+    type: z.literal('image'),
+    image_url: z.object({ url: z.string().min(1) }),
+    thought_signature: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('executable_code'),
+    language: z.string().optional(),
+    code: z.string(),
+  }),
+  z.object({
+    type: z.literal('code_execution_result'),
+    outcome: z.string().optional(),
+    output: z.string().optional(),
+  }),
+]);
+
+const ContentBlock = z.object({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
+
+const ToolCall = z.strictObject({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: z.string().min(1),
+    arguments: z.string(),
+    thought_signature: z.string().optional(),
+  }),
+});
+
+const SystemMessage = z.strictObject({
+  role: z.enum(['system', 'developer']),
+  content: z.union([z.string(), z.array(TextPart).min(1)]),
+  name: z.string().optional(),
+});
+
+const UserMessage = z.strictObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(UserContentPart).min(1)]),
+  name: z.string().optional(),
+});
+
+const AssistantMessage = z.strictObject({
+  role: z.literal('assistant'),
+  content: z.union([z.string(), z.array(TextPart), z.null()]).optional(),
+  tool_calls: z.array(ToolCall).optional(),
+  name: z.string().optional(),
+  refusal: z.string().nullable().optional(),
+  content_parts: z.array(ContentPartsEntry).optional(),
+  content_blocks: z.array(ContentBlock).optional(),
+  /** Kept so clients can send back a text answer's signature (strict compliance off). */
+  thought_signature: z.string().optional(),
+});
+
+const ToolMessage = z.strictObject({
+  role: z.literal('tool'),
+  content: z.union([z.string(), z.array(UserContentPart).min(1)]),
+  tool_call_id: z.string().min(1),
+});
+
+export const ChatMessage = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
+
+const FunctionTool = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+});
+
+const CodeExecutionTool = z.strictObject({ type: z.literal('code_execution') });
+
+export const Tool = z.discriminatedUnion('type', [FunctionTool, CodeExecutionTool]);
+
+const ToolChoice = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string().min(1) }) }),
+]);
+
+const ResponseFormat = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('text') }),
+  z.strictObject({ type: z.literal('json_object') }),
+  z.strictObject({
+    type: z.literal('json_schema'),
+    json_schema: z.strictObject({
+      name: z.string().min(1),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
+
+const Thinking = z.strictObject({
+  type: z.enum(['enabled', 'disabled']),
+  budget_tokens: z.number().int().min(-1).optional(),
+});
+
+export const ChatCompletionRequestSchema = z.strictObject({
+  model: z.string().min(1),
+  messages: z.array(ChatMessage).min(1),
+  max_tokens: z.number().int().positive().nullable().optional(),
+  max_completion_tokens: z.number().int().positive().nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+  top_p: z.number().min(0).max(1).nullable().optional(),
+  n: z.number().int().min(1).max(8).nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(5)]).nullable().optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  response_format: ResponseFormat.nullable().optional(),
+  tools: z.array(Tool).optional(),
+  tool_choice: ToolChoice.optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  user: z.string().optional(),
+  logprobs: z.boolean().nullable().optional(),
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  metadata: z.record(z.string(), z.string()).nullable().optional(),
+  store: z.boolean().nullable().optional(),
+  service_tier: z.string().nullable().optional(),
+  modalities: z.array(z.enum(['text', 'image'])).min(1).nullable().optional(),
+  thinking: Thinking.optional(),
+  reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional(),
+});
+
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+export type ChatMessage = z.infer<typeof ChatMessage>;
+export type UserContentPart = z.infer<typeof UserContentPart>;
+export type Tool = z.infer<typeof Tool>;
+export type ToolCall = z.infer<typeof ToolCall>;

@@ -1,0 +1,99 @@
+/**
+ * Shapes of the chat-completions answer and stream chunks as sidegate writes them.
+ * Fields marked "non-strict" appear only when strict compliance is off (DESIGN Decision 9).
+ */
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface ChatCompletionToolCall {
+  id: string;
+  type: 'function';
+  function: {
+    name: string;
+    arguments: string;
+    /** non-strict */
+    thought_signature?: string;
+  };
+}
+
+export type ContentPartsEntry =
+  | { type: 'text'; text: string; thought_signature?: string }
+  | { type: 'image'; image_url: { url: string }; thought_signature?: string }
+  | { type: 'executable_code'; language: string; code: string }
+  | { type: 'code_execution_result'; outcome: string; output: string };
+
+export interface ContentBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+}
+
+export interface ChatCompletionMessage {
+  role: 'assistant';
+  content: string | null;
+  refusal: null;
+  tool_calls?: ChatCompletionToolCall[];
+  /** non-strict */
+  content_parts?: ContentPartsEntry[];
+  /** non-strict */
+  content_blocks?: ContentBlock[];
+  /** non-strict: signature of a text answer (Gemini puts it on the last part). */
+  thought_signature?: string;
+}
+
+export interface ChatCompletionChoice {
+  index: number;
+  message: ChatCompletionMessage;
+  finish_reason: FinishReason;
+  logprobs: null;
+  /** non-strict */
+  groundingMetadata?: unknown;
+}
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: ChatCompletionChoice[];
+  usage?: CompletionUsage;
+  system_fingerprint?: null;
+}
+
+export interface ChatCompletionChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  tool_calls?: Array<ChatCompletionToolCall & { index: number }>;
+  /** non-strict */
+  content_blocks?: ContentBlock[];
+  /** non-strict */
+  content_parts?: ContentPartsEntry[];
+  /** non-strict */
+  thought_signature?: string;
+}
+
+export interface ChatCompletionChunkChoice {
+  index: number;
+  delta: ChatCompletionChunkDelta;
+  finish_reason: FinishReason | null;
+  logprobs: null;
+  /** non-strict */
+  groundingMetadata?: unknown;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: ChatCompletionChunkChoice[];
+  usage?: CompletionUsage | null;
+}

@@ -1,0 +1,88 @@
+/**
+ * The contract every upstream implements. Routing calls a provider once per attempt with the
+ * original parsed request (providers never mutate it), so an attempt is safe to rerun.
+ * Providers know nothing of OpenTelemetry: they report what telemetry needs through the result
+ * objects and the `onFirstChunk` callback.
+ */
+import type { ChatCompletionRequest } from '../openai/chat-request.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../openai/chat-response.js';
+
+export type ProviderName = 'google' | 'openai';
+
+/** One concrete upstream a request can go to: resolved from headers, virtual keys and configs. */
+export interface Target {
+  provider: ProviderName;
+  /** Provider credential. Leaves the gateway only toward `baseUrl`. */
+  apiKey: string;
+  /** Upstream base URL, e.g. `https://generativelanguage.googleapis.com`. */
+  baseUrl: string;
+  /** Model override from a routing config (`override_params.model`); else the request's model. */
+  model?: string;
+  /** Extra request parameters merged over the client's (`override_params`). */
+  overrideParams?: Record<string, unknown>;
+  /** Non-OpenAI response fields are added only when false (DESIGN Decision 9). Default true. */
+  strictCompliance: boolean;
+  /** Per-attempt timeout until response headers arrive (DESIGN Decision 6). */
+  timeoutMs: number;
+}
+
+/** Token usage in provider-neutral terms, for spans, metrics and cost. */
+export interface NormalizedUsage {
+  inputTokens: number;
+  /** Includes reasoning tokens (OpenAI semantics). */
+  outputTokens: number;
+  reasoningTokens: number;
+  cachedInputTokens: number;
+  /** Output tokens that were images (billed at the image rate). */
+  imageOutputTokens?: number;
+  /** Prompt tokens spent on tool use (Gemini `toolUsePromptTokenCount`). */
+  toolUsePromptTokens?: number;
+}
+
+/** What telemetry records about a finished upstream call. */
+export interface CallOutcome {
+  responseId?: string;
+  responseModel?: string;
+  finishReasons: string[];
+  usage?: NormalizedUsage;
+  /** Warnings with stable codes (ignored-but-safe parameters), recorded on the attempt span. */
+  warnings: string[];
+}
+
+export interface ProviderCall {
+  request: ChatCompletionRequest;
+  target: Target;
+  /** Aborted when the client disconnects or the gateway shuts down. */
+  signal: AbortSignal;
+  /** W3C headers of the attempt span (`traceparent`, `tracestate`) to send upstream; may be empty. */
+  traceHeaders: Record<string, string>;
+}
+
+export interface ChatResult {
+  status: number;
+  completion: ChatCompletion;
+  outcome: CallOutcome;
+}
+
+/**
+ * A stream whose upstream already answered 200. Iterating yields OpenAI chunks as upstream chunks
+ * arrive; `outcome()` is complete once iteration ended. A failure mid-stream throws from the
+ * iterator (an `UpstreamError`); `return()` on the iterator aborts the upstream call.
+ */
+export interface StreamResult {
+  status: number;
+  chunks: AsyncIterable<ChatCompletionChunk>;
+  outcome(): CallOutcome;
+}
+
+export interface Provider {
+  readonly name: ProviderName;
+  /** `gen_ai.provider.name` of its spans (`gcp.gemini`, `openai`). */
+  readonly telemetryName: string;
+  /** `gen_ai.operation.name` of its attempt spans (`generate_content`, `chat`). */
+  readonly operationName: string;
+  /** Throws `InvalidRequestError` / `UpstreamError`. Resolves once the whole answer is read. */
+  chat(call: ProviderCall): Promise<ChatResult>;
+  /** Throws before the first chunk for errors that have an HTTP status upstream. */
+  chatStream(call: ProviderCall): Promise<StreamResult>;
+}

@@ -1,0 +1,75 @@
+/**
+ * The one small interface through which the server and routing reach telemetry (STYLE §9).
+ * Nothing outside `telemetry/` imports `@opentelemetry/*`. Every handle is ended exactly once;
+ * implementations never throw from `end`, `firstChunk` or header getters (telemetry never hurts
+ * the request). Only `startRequest` may throw, with an `InvalidRequestError` for bad tracing
+ * headers (e.g. `x-gateway-metadata` that is not a JSON object of strings).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ChatCompletionRequest } from '../openai/chat-request.js';
+import type { CallOutcome } from '../providers/provider.js';
+
+export interface RequestStart {
+  headers: IncomingHttpHeaders;
+  request: ChatCompletionRequest;
+}
+
+export interface AttemptStart {
+  /** `gen_ai.provider.name`, e.g. `gcp.gemini`. */
+  providerName: string;
+  /** `gen_ai.operation.name` of the attempt, e.g. `generate_content`. */
+  operationName: string;
+  /** Model of this target (after overrides). */
+  model: string;
+  /** Upstream base URL (for `server.address` / `server.port`). */
+  baseUrl: string;
+  /** 1-based, counting every try of this request. */
+  attemptNumber: number;
+  /** Path of the target in the routing config, e.g. `config.targets[1]`; `default` without config. */
+  targetIndex: string;
+  /** Retries of the same target before this one (0 on the first try). */
+  resendCount: number;
+}
+
+export interface AttemptEnd {
+  /** HTTP status upstream answered with (or the gateway's mapped status for a network failure). */
+  status?: number;
+  outcome?: CallOutcome;
+  /** Set when the attempt failed; `ClientAbortError` marks a client abort. */
+  error?: unknown;
+}
+
+export interface AttemptSpan {
+  /** W3C headers (`traceparent`, `tracestate`) to send upstream; empty when propagation is off. */
+  traceHeaders(): Record<string, string>;
+  /** Call when the first streamed chunk arrives (for `gen_ai.response.time_to_first_chunk`). */
+  firstChunk(): void;
+  end(result: AttemptEnd): void;
+}
+
+export interface RequestEnd {
+  /** HTTP status the client got. */
+  status: number;
+  outcome?: CallOutcome;
+  error?: unknown;
+  attempts: number;
+  /** Target path of the attempt that produced the answer (or the last one tried). */
+  finalTarget?: string;
+}
+
+export interface RequestSpan {
+  /** Metadata after merging `baggage` and `x-gateway-metadata` (for conditional routing). */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** `x-gateway-trace-id` and `traceparent` for the response. */
+  responseHeaders(): Record<string, string>;
+  startAttempt(start: AttemptStart): AttemptSpan;
+  end(result: RequestEnd): void;
+}
+
+export interface Telemetry {
+  startRequest(start: RequestStart): RequestSpan;
+  /** Prometheus text for `/metrics`; undefined when metrics are off. */
+  renderMetrics?(): Promise<string>;
+  /** Flushes pending spans and metrics, bounded by `deadlineMs`. */
+  shutdown(deadlineMs?: number): Promise<void>;
+}

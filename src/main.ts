@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * CLI: `sidegate serve | demo | emulator | keys`. The emulator and the demo are loaded with a
+ * dynamic import so the request path never imports them (DESIGN Decision 14).
+ */
+import { loadSettings, SettingsError } from './config/settings.js';
+import { startGateway } from './server/start.js';
+
+const USAGE = `usage: sidegate <command> [flags]
+
+commands:
+  serve      run the gateway (flags: --port, --host, --gemini-base-url, --max-body-bytes,
+             --upstream-timeout-ms, --data-dir, --config-dir, --health-port; env SIDEGATE_*)
+  demo       start the built-in Gemini emulator and the gateway, send sample requests, print what happened
+  emulator   run the Gemini API emulator (--port, default 8788; --host)
+  keys       manage virtual keys: keys add <slug> --provider google (secret on stdin) | keys list | keys rm <slug>
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case 'emulator': {
+      const { runEmulatorCli } = await import('./emulator/index.js');
+      await runEmulatorCli(rest);
+      return 0;
+    }
+    case 'demo': {
+      const { runDemo } = await import('./demo.js');
+      return runDemo(rest);
+    }
+    case 'keys': {
+      const { runKeysCli } = await import('./keys/keys-cli.js');
+      return runKeysCli(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`sidegate: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      return 2;
+  }
+}
+
+async function serve(argv: string[]): Promise<number> {
+  let settings;
+  try {
+    settings = loadSettings(argv, process.env);
+  } catch (err) {
+    if (err instanceof SettingsError) {
+      process.stderr.write(`sidegate: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const { createTelemetry } = await import('./telemetry/create-telemetry.js');
+  const telemetry = createTelemetry({ env: process.env });
+  const gateway = await startGateway(settings, { telemetry });
+  process.stdout.write(`sidegate listening on ${gateway.url}\n`);
+  if (settings.generatedApiKey) {
+    // Printed once, to this terminal only; never logged anywhere else.
+    process.stdout.write(`no SIDEGATE_API_KEYS configured; gateway key for this run: ${settings.apiKeys[0]}\n`);
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stderr.write(`sidegate: ${signal} received, draining\n`);
+      void gateway.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`sidegate: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

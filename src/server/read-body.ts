@@ -1,0 +1,36 @@
+/**
+ * Reads a request body with a hard size cap. A declared `content-length` over the cap is refused
+ * before reading a byte; a body that grows past it while streaming is refused as soon as it does.
+ */
+import type { IncomingMessage } from 'node:http';
+import { InvalidRequestError } from '../errors.js';
+
+export function bodyTooLarge(maxBytes: number): InvalidRequestError {
+  return new InvalidRequestError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
+    status: 413,
+    code: 'request_too_large',
+  });
+}
+
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw bodyTooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const raw = await readBody(req, maxBytes);
+  if (raw.length === 0) throw new InvalidRequestError('request body is empty; expected a JSON object', { code: 'invalid_json' });
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Builds and starts the gateway: settings → providers → telemetry → HTTP server. Used by
+ * `sidegate serve`, the demo, the benchmarks and the integration suites (which pass options
+ * instead of env). Also owns graceful shutdown: readiness fails first, in-flight requests finish
+ * (bounded by `shutdownGraceMs`), then telemetry flushes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { settingsWithDefaults, type Settings } from '../config/settings.js';
+import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
+import type { Provider } from '../providers/provider.js';
+import type { ProviderRegistry } from '../routing/route-request.js';
+import { noopTelemetry } from '../telemetry/noop-telemetry.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { createApp, healthRoutes, type Route } from './app.js';
+import { createGatewayKeyCheck } from './auth.js';
+import { createChatRoute } from './chat-route.js';
+
+export interface GatewayDeps {
+  telemetry?: Telemetry;
+  /** Replace or add upstream implementations (tests, embedding). */
+  providers?: Partial<Record<keyof ProviderRegistry, Provider>>;
+  /** Extra routes (files, logs, feedback, admin…) contributed by other modules. */
+  routes?: Route[];
+  log?: (line: string) => void;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  server: Server;
+  settings: Settings;
+  /** Stops accepting requests, lets in-flight ones finish (bounded), flushes telemetry. */
+  close(): Promise<void>;
+}
+
+export async function startGateway(partial: Partial<Settings> = {}, deps: GatewayDeps = {}): Promise<RunningGateway> {
+  const settings = settingsWithDefaults(partial);
+  const telemetry = deps.telemetry ?? noopTelemetry;
+  const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const providers: ProviderRegistry = {
+    google: createGeminiProvider(),
+    openai: undefined,
+    ...deps.providers,
+  };
+
+  let draining = false;
+  const routes: Route[] = [
+    ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
+    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ settings, telemetry, providers }) },
+    ...(deps.routes ?? []),
+  ];
+  const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    void app(req, res);
+  });
+  // A client error (malformed HTTP) must never take the process down.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, settings.shutdownGraceMs).unref());
+      await Promise.race([closed, grace]);
+      server.closeAllConnections();
+      await telemetry.shutdown(5_000);
+    })());
+
+  return { url: `http://${host}:${port}`, port, server, settings, close };
+}

@@ -37,6 +37,11 @@ export interface AttemptEnd {
   outcome?: CallOutcome;
   /** Set when the attempt failed; `ClientAbortError` marks a client abort. */
   error?: unknown;
+  /**
+   * Assistant output of each choice, recorded (as `gen_ai.output.messages`) only when
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` turns content capture on. Optional.
+   */
+  output?: ReadonlyArray<{ content: string | null; finishReason?: string }>;
 }
 
 export interface AttemptSpan {

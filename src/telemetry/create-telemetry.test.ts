@@ -1,0 +1,317 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { ClientAbortError, InvalidRequestError, UpstreamError } from '../errors.js';
+import type { ChatCompletionRequest } from '../openai/chat-request.js';
+import type { CallOutcome } from '../providers/provider.js';
+import { createTelemetry } from './create-telemetry.js';
+import { mapTraceId } from './map-id.js';
+import type { AttemptStart } from './telemetry.js';
+
+const request: ChatCompletionRequest = {
+  model: 'gemini-2.5-flash',
+  messages: [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hello there' },
+  ],
+  temperature: 0.2,
+  max_tokens: 100,
+};
+
+const attempt = (over: Partial<AttemptStart> = {}): AttemptStart => ({
+  providerName: 'gcp.gemini',
+  operationName: 'generate_content',
+  model: 'gemini-2.5-flash',
+  baseUrl: 'https://generativelanguage.googleapis.com',
+  attemptNumber: 1,
+  targetIndex: 'default',
+  resendCount: 0,
+  ...over,
+});
+
+const outcome: CallOutcome = {
+  responseId: 'resp-1',
+  responseModel: 'gemini-2.5-flash',
+  finishReasons: ['stop'],
+  usage: { inputTokens: 1000, outputTokens: 500, reasoningTokens: 100, cachedInputTokens: 0 },
+  warnings: [],
+};
+
+function setup(env: Record<string, string> = {}) {
+  const exporter = new InMemorySpanExporter();
+  const lines: string[] = [];
+  const telemetry = createTelemetry({
+    env: { OTEL_METRICS_EXPORTER: 'none', ...env },
+    logger: (line) => lines.push(line),
+    spanProcessorOverride: new SimpleSpanProcessor(exporter),
+  });
+  const spans = () => exporter.getFinishedSpans();
+  const byKind = (kind: SpanKind) => spans().filter((s) => s.kind === kind);
+  return { telemetry, spans, byKind, lines };
+}
+
+const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+describe('createTelemetry spans', () => {
+  it('records a request span and one attempt span per try, failed and succeeded, in time order', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({ headers: {}, request });
+    const first = req.startAttempt(attempt());
+    first.end({ status: 503, error: new UpstreamError('overloaded', { status: 503 }) });
+    const second = req.startAttempt(attempt({ attemptNumber: 2, resendCount: 1 }));
+    second.end({ status: 200, outcome });
+    req.end({ status: 200, outcome, attempts: 2, finalTarget: 'default' });
+
+    const [server] = byKind(SpanKind.SERVER);
+    const clients = byKind(SpanKind.CLIENT);
+    expect(server?.name).toStrictEqual('chat gemini-2.5-flash');
+    expect(server?.status.code).toStrictEqual(SpanStatusCode.UNSET);
+    expect(server?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gemini-2.5-flash',
+      'gen_ai.request.temperature': 0.2,
+      'gen_ai.request.max_tokens': 100,
+      'gen_ai.response.id': 'resp-1',
+      'gen_ai.response.finish_reasons': ['stop'],
+      'gateway.attempts': 2,
+      'http.response.status_code': 200,
+    });
+    // Decision 3: usage and cost only on attempt spans.
+    expect(server?.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
+    expect(server?.attributes['gateway.cost.usd']).toBeUndefined();
+
+    expect(clients.map((s) => s.name)).toStrictEqual(['generate_content gemini-2.5-flash', 'generate_content gemini-2.5-flash']);
+    for (const c of clients) expect(c.parentSpanContext?.spanId).toStrictEqual(server?.spanContext().spanId);
+    expect(clients[0]?.status.code).toStrictEqual(SpanStatusCode.ERROR);
+    expect(clients[0]?.attributes).toMatchObject({
+      'error.type': '503',
+      'http.response.status_code': 503,
+      'gen_ai.provider.name': 'gcp.gemini',
+      'server.address': 'generativelanguage.googleapis.com',
+      'server.port': 443,
+      'gateway.attempt.number': 1,
+    });
+    expect(clients[0]?.attributes['http.request.resend_count']).toBeUndefined();
+    expect(clients[1]?.status.code).toStrictEqual(SpanStatusCode.UNSET);
+    expect(clients[1]?.attributes).toMatchObject({
+      'http.request.resend_count': 1,
+      'gen_ai.usage.input_tokens': 1000,
+      'gen_ai.usage.output_tokens': 500,
+      'gen_ai.usage.reasoning.output_tokens': 100,
+      'gateway.cost.usd': 0.00155, // 1000 × $0.30/M + 500 × $2.50/M
+      'gen_ai.request.temperature': 0.2,
+    });
+  });
+
+  it('files the request under traceparent and answers with its own traceparent', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({ headers: { traceparent }, request });
+    const headers = req.responseHeaders();
+    req.end({ status: 200, attempts: 0 });
+    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    expect(server.spanContext().traceId).toStrictEqual('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(server.parentSpanContext?.spanId).toStrictEqual('00f067aa0ba902b7');
+    expect(headers).toStrictEqual({
+      'x-gateway-trace-id': '4bf92f3577b34da6a3ce929d0e0e4736',
+      traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${server.spanContext().spanId}-01`,
+    });
+  });
+
+  it('maps a non-hex x-gateway-trace-id, keeps the original and echoes it', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({ headers: { 'x-gateway-trace-id': 'checkout-42', traceparent }, request });
+    const headers = req.responseHeaders();
+    req.end({ status: 200, attempts: 0 });
+    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    expect(server.spanContext().traceId).toStrictEqual(mapTraceId('checkout-42'));
+    // x-gateway-trace-id wins; traceparent's parent is of another trace, so the span is a root.
+    expect(server.parentSpanContext).toBeUndefined();
+    expect(server.attributes['gateway.trace_id']).toStrictEqual('checkout-42');
+    expect(headers['x-gateway-trace-id']).toStrictEqual('checkout-42');
+  });
+
+  it('accepts the x-portkey-* aliases and mirrors the trace id header', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({ headers: { 'x-portkey-trace-id': 'abc', 'x-portkey-span-name': 'my step' }, request });
+    const headers = req.responseHeaders();
+    req.end({ status: 200, attempts: 0 });
+    expect(byKind(SpanKind.SERVER)[0]?.name).toStrictEqual('my step');
+    expect(headers['x-portkey-trace-id']).toStrictEqual('abc');
+  });
+
+  it('gives the request span the chosen x-gateway-span-id, and a fresh id with a link when reused', () => {
+    const { telemetry, byKind } = setup();
+    const headers = { 'x-gateway-trace-id': 'run-7', 'x-gateway-span-id': 'step-1', 'x-gateway-parent-span-id': 'root' };
+    telemetry.startRequest({ headers, request }).end({ status: 200, attempts: 0 });
+    telemetry.startRequest({ headers, request }).end({ status: 200, attempts: 0 });
+    const [a, b] = byKind(SpanKind.SERVER) as [ReadableSpan, ReadableSpan];
+    expect(a.spanContext().spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(b.spanContext().spanId).not.toStrictEqual(a.spanContext().spanId);
+    expect(b.links.map((l) => l.context.spanId)).toStrictEqual([a.spanContext().spanId]);
+    expect(a.parentSpanContext?.spanId).toStrictEqual(b.parentSpanContext?.spanId);
+    expect(b.attributes['gateway.span_id']).toStrictEqual('step-1');
+  });
+
+  it('files the request under traceparent when x-gateway-span-id names the same span (Decision 1)', () => {
+    const { telemetry, byKind } = setup();
+    telemetry.startRequest({ headers: { traceparent, 'x-gateway-span-id': '00f067aa0ba902b7' }, request }).end({ status: 200, attempts: 0 });
+    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    expect(server.parentSpanContext?.spanId).toStrictEqual('00f067aa0ba902b7');
+    expect(server.spanContext().spanId).not.toStrictEqual('00f067aa0ba902b7');
+  });
+
+  it('merges baggage into metadata, x-gateway-metadata winning, as gateway.metadata.* attributes', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({
+      headers: { baggage: 'team=search%20infra,env=dev', 'x-gateway-metadata': '{"env":"prod","user":"u1"}' },
+      request,
+    });
+    expect(req.metadata).toStrictEqual({ team: 'search infra', env: 'prod', user: 'u1' });
+    req.end({ status: 200, attempts: 0 });
+    expect(byKind(SpanKind.SERVER)[0]?.attributes).toMatchObject({
+      'gateway.metadata.team': 'search infra',
+      'gateway.metadata.env': 'prod',
+      'gateway.metadata.user': 'u1',
+    });
+  });
+
+  it.each([
+    { name: 'not JSON', value: '{nope' },
+    { name: 'an array', value: '["a"]' },
+    { name: 'a number value', value: '{"a":1}' },
+    { name: 'too many keys', value: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']))) },
+  ])('refuses x-gateway-metadata that is $name with a 400', ({ value }) => {
+    const { telemetry } = setup();
+    let caught: unknown;
+    try {
+      telemetry.startRequest({ headers: { 'x-gateway-metadata': value }, request });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidRequestError);
+    expect((caught as InvalidRequestError).param).toStrictEqual('x-gateway-metadata');
+  });
+
+  it('ignores an invalid traceparent (W3C) and starts a new trace', () => {
+    const { telemetry, byKind } = setup();
+    telemetry.startRequest({ headers: { traceparent: '00-zz-00f067aa0ba902b7-01' }, request }).end({ status: 200, attempts: 0 });
+    expect(byKind(SpanKind.SERVER)[0]?.parentSpanContext).toBeUndefined();
+  });
+
+  it('leaves a 4xx SERVER span unset with error.type, and marks 5xx and client aborts ERROR', () => {
+    const { telemetry, byKind } = setup();
+    telemetry.startRequest({ headers: {}, request }).end({ status: 400, attempts: 1, error: new InvalidRequestError('bad', { param: 'x' }) });
+    telemetry.startRequest({ headers: {}, request }).end({ status: 502, attempts: 1, error: new UpstreamError('down', { status: 502, reason: 'connection_error' }) });
+    const aborted = telemetry.startRequest({ headers: {}, request });
+    aborted.startAttempt(attempt()); // never ended by the router
+    aborted.end({ status: 499, attempts: 1, error: new ClientAbortError() });
+    const servers = byKind(SpanKind.SERVER);
+    expect(servers.map((s) => [s.status.code, s.attributes['error.type']])).toStrictEqual([
+      [SpanStatusCode.UNSET, 'invalid_request_error'],
+      [SpanStatusCode.ERROR, 'connection_error'],
+      [SpanStatusCode.ERROR, 'cancelled'],
+    ]);
+    const client = byKind(SpanKind.CLIENT)[0];
+    expect([client?.status.code, client?.attributes['error.type']]).toStrictEqual([SpanStatusCode.ERROR, 'cancelled']);
+  });
+
+  it('sends traceparent of the attempt span upstream, never baggage; off with SIDEGATE_PROPAGATE_UPSTREAM=false', () => {
+    const on = setup();
+    const req = on.telemetry.startRequest({ headers: { traceparent, tracestate: 'vendor=1', baggage: 'secret=x' }, request });
+    const att = req.startAttempt(attempt());
+    const headers = att.traceHeaders();
+    att.end({ status: 200, outcome });
+    req.end({ status: 200, attempts: 1 });
+    const client = on.byKind(SpanKind.CLIENT)[0] as ReadableSpan;
+    expect(headers).toStrictEqual({
+      traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${client.spanContext().spanId}-01`,
+      tracestate: 'vendor=1',
+    });
+
+    const off = setup({ SIDEGATE_PROPAGATE_UPSTREAM: 'false' });
+    expect(off.telemetry.startRequest({ headers: {}, request }).startAttempt(attempt()).traceHeaders()).toStrictEqual({});
+  });
+
+  it('honours an unsampled traceparent: nothing recorded, the flag propagated', () => {
+    const { telemetry, spans } = setup();
+    const req = telemetry.startRequest({ headers: { traceparent: traceparent.replace(/-01$/, '-00') }, request });
+    const att = req.startAttempt(attempt());
+    expect(att.traceHeaders().traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
+    att.end({ status: 200, outcome });
+    req.end({ status: 200, attempts: 1 });
+    expect(spans()).toStrictEqual([]);
+  });
+
+  it('records time to first chunk on streamed attempts', () => {
+    const { telemetry, byKind } = setup();
+    const req = telemetry.startRequest({ headers: {}, request: { ...request, stream: true } });
+    const att = req.startAttempt(attempt());
+    att.firstChunk();
+    att.end({ status: 200, outcome });
+    req.end({ status: 200, attempts: 1 });
+    const client = byKind(SpanKind.CLIENT)[0];
+    expect(typeof client?.attributes['gen_ai.response.time_to_first_chunk']).toStrictEqual('number');
+    expect(client?.attributes['gen_ai.request.stream']).toStrictEqual(true);
+  });
+
+  it('records message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns it on', () => {
+    const off = setup();
+    off.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    expect(JSON.stringify(off.spans()[0]?.attributes)).not.toContain('hello there');
+
+    for (const value of ['true', 'SPAN_ONLY']) {
+      const on = setup({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value });
+      const req = on.telemetry.startRequest({ headers: {}, request });
+      req.startAttempt(attempt()).end({ status: 200, outcome, output: [{ content: 'hi!', finishReason: 'stop' }] });
+      req.end({ status: 200, attempts: 1 });
+      const server = on.byKind(SpanKind.SERVER)[0];
+      expect(server?.attributes['gen_ai.input.messages']).toStrictEqual(
+        JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'hello there' }] }]),
+      );
+      expect(server?.attributes['gen_ai.system_instructions']).toStrictEqual(JSON.stringify([{ type: 'text', content: 'be brief' }]));
+      expect(on.byKind(SpanKind.CLIENT)[0]?.attributes['gen_ai.output.messages']).toStrictEqual(
+        JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'hi!' }], finish_reason: 'stop' }]),
+      );
+    }
+  });
+
+  it('sets the service name from OTEL_SERVICE_NAME, default sidegate, and resource attributes', () => {
+    const a = setup();
+    a.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    expect(a.spans()[0]?.resource.attributes['service.name']).toStrictEqual('sidegate');
+    const b = setup({ OTEL_SERVICE_NAME: 'edge-gw', OTEL_RESOURCE_ATTRIBUTES: 'k8s.pod.name=pod-1,service.name=ignored' });
+    b.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    expect(b.spans()[0]?.resource.attributes).toMatchObject({ 'service.name': 'edge-gw', 'k8s.pod.name': 'pod-1' });
+  });
+
+  it('is a no-op with OTEL_SDK_DISABLED=true', () => {
+    const { telemetry, spans } = setup({ OTEL_SDK_DISABLED: 'true' });
+    const req = telemetry.startRequest({ headers: { traceparent }, request });
+    req.end({ status: 200, attempts: 0 });
+    expect(spans()).toStrictEqual([]);
+    expect(req.responseHeaders()).toStrictEqual({});
+  });
+
+  it('never ends a span twice and never throws from end', () => {
+    const { telemetry, spans } = setup();
+    const req = telemetry.startRequest({ headers: {}, request });
+    req.end({ status: 200, attempts: 0 });
+    req.end({ status: 500, attempts: 0 });
+    expect(spans()).toHaveLength(1);
+  });
+});
+
+describe('createTelemetry metrics', () => {
+  it('renders GenAI histograms with semconv buckets and request counts as Prometheus text', async () => {
+    const { telemetry } = setup();
+    const req = telemetry.startRequest({ headers: {}, request });
+    req.startAttempt(attempt()).end({ status: 200, outcome });
+    req.end({ status: 200, outcome, attempts: 1 });
+    const text = (await telemetry.renderMetrics?.()) ?? '';
+    expect(text).toContain('gen_ai_client_operation_duration_bucket');
+    expect(text).toContain('le="81.92"');
+    expect(text).toMatch(/gen_ai_client_token_usage_bucket\{[^}]*gen_ai_token_type="input"[^}]*le="1024"\} 1/);
+    expect(text).toMatch(/sidegate_requests_total\{[^}]*http_response_status_code="200"[^}]*\} 1/);
+    await telemetry.shutdown(1000);
+  });
+});

@@ -1,0 +1,270 @@
+/**
+ * OpenAI `messages` → Gemini `systemInstruction` + `contents` (issue 2 point 2, issue 3;
+ * gemini-wire §2.1, §2.2, §5, §6, §9.5). Pure; never mutates its input; called once per attempt.
+ *
+ * - every system/developer message, anywhere, adds its text parts to `systemInstruction` in order;
+ * - user/tool → `user`, assistant → `model`; consecutive turns of the same role are merged
+ *   (older models refuse non-alternating turns);
+ * - assistant tool calls → `functionCall` parts carrying their `thought_signature` unchanged;
+ *   tool messages → `functionResponse` named after the call their `tool_call_id` answers;
+ * - a user message right after computer-use calls that no tool message answered is the result of
+ *   those calls (DESIGN Decision 10).
+ */
+import { InvalidRequestError } from '../../errors.js';
+import type { ChatCompletionRequest, ChatMessage, UserContentPart } from '../../openai/chat-request.js';
+import { convertImageUrl, convertInputAudio, type GeminiMediaPart, type MediaContext } from './media.js';
+
+export interface GeminiPart {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  inlineData?: { mimeType: string; data: string };
+  fileData?: { mimeType?: string; fileUri: string };
+  functionCall?: { name: string; args: Record<string, unknown> };
+  functionResponse?: {
+    name: string;
+    response: Record<string, unknown>;
+    parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
+  };
+  executableCode?: { language: string; code: string };
+  codeExecutionResult?: { outcome: string; output: string };
+}
+
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: GeminiPart[];
+}
+
+export interface ConvertMessagesContext extends MediaContext {
+  /** True for tool-call names that are computer-use actions (predefined, not declared by the client). */
+  isComputerUseAction?: (name: string) => boolean;
+}
+
+export interface ConvertedMessages {
+  systemInstruction?: { parts: Array<{ text: string }> };
+  contents: GeminiContent[];
+  warnings: string[];
+}
+
+type Messages = ChatCompletionRequest['messages'];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Tool output text → `functionResponse.response`: a JSON object as is, anything else wrapped. */
+export function toolResponseObject(text: string): Record<string, unknown> {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (isPlainObject(parsed)) return parsed;
+    } catch {
+      // not JSON: sent as text below
+    }
+  }
+  return { content: text };
+}
+
+function userParts(content: string | UserContentPart[], param: string, ctx: MediaContext): GeminiPart[] {
+  if (typeof content === 'string') return [{ text: content }];
+  return content.map((part, j): GeminiPart => {
+    const p = `${param}[${j}]`;
+    switch (part.type) {
+      case 'text':
+        return { text: part.text };
+      case 'image_url':
+        return convertImageUrl(part.image_url, p, ctx);
+      case 'input_audio':
+        return convertInputAudio(part.input_audio, p);
+      default: {
+        const never: never = part;
+        throw new InvalidRequestError(`${p}: unsupported content part`, { param: p, code: String(never) });
+      }
+    }
+  });
+}
+
+/** Text and media of a tool result, split the way `functionResponse` carries them. */
+function toolResult(
+  content: string | UserContentPart[],
+  param: string,
+  ctx: MediaContext,
+): { text: string; media: Array<{ inlineData: { mimeType: string; data: string } }> } {
+  if (typeof content === 'string') return { text: content, media: [] };
+  const texts: string[] = [];
+  const media: Array<{ inlineData: { mimeType: string; data: string } }> = [];
+  for (const part of userParts(content, param, ctx)) {
+    if (part.text !== undefined) texts.push(part.text);
+    else if (part.inlineData) media.push({ inlineData: part.inlineData });
+    else {
+      throw new InvalidRequestError(
+        `${param}: function results can carry only inline media (data URIs), not file URLs`,
+        { param, code: 'invalid_media' },
+      );
+    }
+  }
+  return { text: texts.join('\n'), media };
+}
+
+function functionResponsePart(
+  name: string,
+  result: { text: string; media: Array<{ inlineData: { mimeType: string; data: string } }> },
+): GeminiPart {
+  return {
+    functionResponse: {
+      name,
+      response: result.text.trim() === '' ? {} : toolResponseObject(result.text),
+      ...(result.media.length > 0 ? { parts: result.media } : {}),
+    },
+  };
+}
+
+function assistantParts(
+  message: Extract<ChatMessage, { role: 'assistant' }>,
+  param: string,
+  ctx: MediaContext,
+  callNames: Map<string, string>,
+): GeminiPart[] {
+  const parts: GeminiPart[] = [];
+  for (const block of message.content_blocks ?? []) {
+    parts.push({ text: block.thinking, thought: true, ...(block.signature ? { thoughtSignature: block.signature } : {}) });
+  }
+  const bodyStart = parts.length;
+  if (message.content_parts && message.content_parts.length > 0) {
+    // content_parts is the structured twin of content (Decision 9): prefer it, it keeps images,
+    // code and per-part signatures that the flat string lost.
+    message.content_parts.forEach((entry, j) => {
+      const p = `${param}.content_parts[${j}]`;
+      switch (entry.type) {
+        case 'text':
+          parts.push({ text: entry.text, ...(entry.thought_signature ? { thoughtSignature: entry.thought_signature } : {}) });
+          break;
+        case 'image': {
+          const media = convertImageUrl(entry.image_url, p, ctx) as GeminiMediaPart;
+          parts.push({ ...media, ...(entry.thought_signature ? { thoughtSignature: entry.thought_signature } : {}) });
+          break;
+        }
+        case 'executable_code':
+          parts.push({ executableCode: { language: (entry.language ?? 'PYTHON').toUpperCase(), code: entry.code } });
+          break;
+        case 'code_execution_result':
+          parts.push({ codeExecutionResult: { outcome: entry.outcome ?? 'OUTCOME_OK', output: entry.output ?? '' } });
+          break;
+        default: {
+          const never: never = entry;
+          throw new InvalidRequestError(`${p}: unsupported entry`, { param: p, code: String(never) });
+        }
+      }
+    });
+  } else if (typeof message.content === 'string') {
+    if (message.content !== '') parts.push({ text: message.content });
+  } else if (Array.isArray(message.content)) {
+    for (const part of message.content) if (part.text !== '') parts.push({ text: part.text });
+  }
+  if (message.thought_signature) {
+    // Gemini puts a text answer's signature on the last part of the turn (gemini-wire §6.1).
+    const last = parts.length > bodyStart ? parts[parts.length - 1] : undefined;
+    if (last && last.thoughtSignature === undefined) last.thoughtSignature = message.thought_signature;
+    else parts.push({ text: '', thoughtSignature: message.thought_signature });
+  }
+  (message.tool_calls ?? []).forEach((call, j) => {
+    const p = `${param}.tool_calls[${j}].function.arguments`;
+    let args: unknown = {};
+    if (call.function.arguments.trim() !== '') {
+      try {
+        args = JSON.parse(call.function.arguments);
+      } catch {
+        throw new InvalidRequestError(`${p}: not valid JSON`, { param: p, code: 'invalid_tool_arguments' });
+      }
+    }
+    if (!isPlainObject(args)) {
+      throw new InvalidRequestError(`${p}: must be a JSON object`, { param: p, code: 'invalid_tool_arguments' });
+    }
+    callNames.set(call.id, call.function.name);
+    parts.push({
+      functionCall: { name: call.function.name, args },
+      ...(call.function.thought_signature ? { thoughtSignature: call.function.thought_signature } : {}),
+    });
+  });
+  return parts;
+}
+
+export function convertMessages(messages: Messages, ctx: ConvertMessagesContext = {}): ConvertedMessages {
+  const system: Array<{ text: string }> = [];
+  const contents: GeminiContent[] = [];
+  const warnings = new Set<string>();
+  const callNames = new Map<string, string>();
+  // Computer-use calls of the latest assistant turn that no tool message has answered yet.
+  let pendingComputerCalls: string[] = [];
+
+  const push = (role: GeminiContent['role'], parts: GeminiPart[]): void => {
+    if (parts.length === 0) return;
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+
+  messages.forEach((message, i) => {
+    const param = `messages[${i}]`;
+    if ('name' in message && message.name !== undefined) warnings.add('ignored_param:messages.name');
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        if (typeof message.content === 'string') system.push({ text: message.content });
+        else for (const part of message.content) system.push({ text: part.text });
+        break;
+      case 'user': {
+        if (pendingComputerCalls.length > 0) {
+          const result = toolResult(message.content, `${param}.content`, ctx);
+          // One functionResponse per call; the screenshot belongs to the state after the last action.
+          push(
+            'user',
+            pendingComputerCalls.map((name, k) =>
+              functionResponsePart(name, k === pendingComputerCalls.length - 1 ? result : { text: result.text, media: [] }),
+            ),
+          );
+          pendingComputerCalls = [];
+          break;
+        }
+        push('user', userParts(message.content, `${param}.content`, ctx));
+        break;
+      }
+      case 'assistant': {
+        if (message.refusal != null) warnings.add('ignored_param:messages.refusal');
+        push('model', assistantParts(message, param, ctx, callNames));
+        const calls = message.tool_calls ?? [];
+        pendingComputerCalls =
+          calls.length > 0 && ctx.isComputerUseAction && calls.every((c) => ctx.isComputerUseAction!(c.function.name))
+            ? calls.map((c) => c.function.name)
+            : [];
+        break;
+      }
+      case 'tool': {
+        const name = callNames.get(message.tool_call_id);
+        if (name === undefined) {
+          const p = `${param}.tool_call_id`;
+          throw new InvalidRequestError(`${p}: no earlier assistant tool call has id ${JSON.stringify(message.tool_call_id)}`, {
+            param: p,
+            code: 'unknown_tool_call_id',
+          });
+        }
+        pendingComputerCalls = [];
+        push('user', [functionResponsePart(name, toolResult(message.content, `${param}.content`, ctx))]);
+        break;
+      }
+      default: {
+        const never: never = message;
+        throw new InvalidRequestError(`${param}: unsupported role`, { param, code: String(never) });
+      }
+    }
+  });
+
+  if (contents.length === 0) {
+    throw new InvalidRequestError('messages: at least one user or assistant message is required', {
+      param: 'messages',
+      code: 'no_contents',
+    });
+  }
+  return { ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}), contents, warnings: [...warnings] };
+}

@@ -1,0 +1,191 @@
+/**
+ * OpenAI chat-completions request + target → Gemini `generateContent` body (issue 2 point 2,
+ * issue 3; gemini-wire §2, §7). Pure; never mutates its input; called once per attempt, so a
+ * retry or fallback translates again from the original request.
+ *
+ * Unsupported input has two outcomes (STYLE §4): what the caller would notice becomes an
+ * `InvalidRequestError` with `param`; what is safe to ignore becomes a warning with a stable code
+ * (`ignored_param:<name>`), returned with the body and recorded on the attempt span.
+ */
+import { InvalidRequestError } from '../../errors.js';
+import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../openai/chat-request.js';
+import type { Target } from '../provider.js';
+import { getModelCapabilities } from './capabilities.js';
+import { convertMessages, type GeminiContent } from './convert-messages.js';
+import type { ResolvedMedia } from './media.js';
+import { prepareTools, type GeminiTool, type GeminiToolConfig } from './prepare-tools.js';
+
+export interface ConvertRequestContext {
+  /** What the provider looked up before conversion (file MIME types, fetched URLs). */
+  media?: ReadonlyMap<string, ResolvedMedia>;
+}
+
+export interface GeminiGenerationConfig {
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  candidateCount?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseMimeType?: string;
+  responseJsonSchema?: unknown;
+  responseModalities?: Array<'TEXT' | 'IMAGE'>;
+  thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean; thinkingLevel?: string };
+}
+
+export interface GeminiRequestBody {
+  contents: GeminiContent[];
+  systemInstruction?: { parts: Array<{ text: string }> };
+  tools?: GeminiTool[];
+  toolConfig?: GeminiToolConfig;
+  generationConfig?: GeminiGenerationConfig;
+}
+
+/** Fields that only feed OpenAI-side features or telemetry; safe to ignore (with a warning). */
+const IGNORED = ['user', 'metadata', 'store', 'parallel_tool_calls', 'service_tier', 'top_logprobs'] as const;
+
+/** Computer-use predefined actions (gemini-wire §9.3): calls to them answer in Decision 10's form. */
+const COMPUTER_USE_ACTIONS = new Set([
+  'open_web_browser',
+  'wait_5_seconds',
+  'go_back',
+  'go_forward',
+  'search',
+  'navigate',
+  'click_at',
+  'hover_at',
+  'type_text_at',
+  'key_combination',
+  'scroll_document',
+  'scroll_at',
+  'drag_and_drop',
+  'click',
+  'double_click',
+  'triple_click',
+  'middle_click',
+  'right_click',
+  'mouse_down',
+  'mouse_up',
+  'move',
+  'type',
+  'scroll',
+  'wait',
+  'press_key',
+  'key_down',
+  'key_up',
+  'hotkey',
+  'take_screenshot',
+]);
+
+/** The model a target calls: routing's override, else the client's. */
+export function targetModel(request: ChatCompletionRequest, target: Target): string {
+  const override = target.overrideParams?.model;
+  return target.model ?? (typeof override === 'string' ? override : request.model);
+}
+
+/** The request with `target.overrideParams` merged over it, validated like a client's request. */
+export function applyOverrides(request: ChatCompletionRequest, target: Target): ChatCompletionRequest {
+  if (!target.overrideParams || Object.keys(target.overrideParams).length === 0) return request;
+  const merged = { ...request, ...target.overrideParams };
+  const parsed = ChatCompletionRequestSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const param = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'override_params';
+    throw new InvalidRequestError(`override_params: ${param}: ${issue?.message ?? 'invalid'}`, {
+      param,
+      code: 'invalid_override_params',
+    });
+  }
+  return parsed.data;
+}
+
+function generationConfig(request: ChatCompletionRequest, model: string, warnings: string[]): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  if (maxTokens != null) config.maxOutputTokens = maxTokens;
+  if (request.temperature != null) config.temperature = request.temperature;
+  if (request.top_p != null) config.topP = request.top_p;
+  if (request.stop != null) {
+    const stops = typeof request.stop === 'string' ? [request.stop] : request.stop;
+    if (stops.length > 0) config.stopSequences = stops;
+  }
+  if (request.n != null) config.candidateCount = request.n;
+  if (request.seed != null) config.seed = request.seed;
+  if (request.presence_penalty != null) config.presencePenalty = request.presence_penalty;
+  if (request.frequency_penalty != null) config.frequencyPenalty = request.frequency_penalty;
+
+  const format = request.response_format;
+  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
+  else if (format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+    if (format.json_schema.schema !== undefined) config.responseJsonSchema = format.json_schema.schema;
+  }
+
+  if (request.modalities != null) {
+    config.responseModalities = request.modalities.map((m) => (m === 'image' ? 'IMAGE' : 'TEXT'));
+  }
+
+  if (request.thinking !== undefined) {
+    // budget_tokens 0 is a real budget (no thinking), so test for undefined, not falsiness
+    // (Portkey's `&&` turns 0 into "no budget").
+    config.thinkingConfig =
+      request.thinking.type === 'enabled'
+        ? {
+            ...(request.thinking.budget_tokens !== undefined ? { thinkingBudget: request.thinking.budget_tokens } : {}),
+            includeThoughts: true,
+          }
+        : { thinkingBudget: 0 };
+    if (request.reasoning_effort != null) warnings.push('ignored_param:reasoning_effort');
+  } else if (request.reasoning_effort != null) {
+    if (getModelCapabilities(model).thinkingLevel) {
+      config.thinkingConfig = { thinkingLevel: request.reasoning_effort.toUpperCase() };
+    } else {
+      warnings.push('ignored_param:reasoning_effort');
+    }
+  }
+  return config;
+}
+
+export function convertRequest(
+  original: ChatCompletionRequest,
+  target: Target,
+  ctx: ConvertRequestContext = {},
+): { body: GeminiRequestBody; warnings: string[] } {
+  const request = applyOverrides(original, target);
+  const model = targetModel(request, target);
+  const warnings: string[] = [];
+
+  for (const key of IGNORED) {
+    if (request[key] != null) warnings.push(`ignored_param:${key}`);
+  }
+  if (request.logprobs === true) {
+    throw new InvalidRequestError('logprobs: not supported by this gateway for Gemini', {
+      param: 'logprobs',
+      code: 'unsupported_parameter',
+    });
+  }
+
+  const tools = prepareTools(request);
+  warnings.push(...tools.warnings);
+  const declared = new Set(tools.functionNames);
+  const messages = convertMessages(request.messages, {
+    baseUrl: target.baseUrl,
+    ...(ctx.media ? { media: ctx.media } : {}),
+    ...(tools.computerUse
+      ? { isComputerUseAction: (name: string) => !declared.has(name) && COMPUTER_USE_ACTIONS.has(name) }
+      : {}),
+  });
+  for (const w of messages.warnings) if (!warnings.includes(w)) warnings.push(w);
+
+  const config = generationConfig(request, model, warnings);
+  const body: GeminiRequestBody = {
+    contents: messages.contents,
+    ...(messages.systemInstruction ? { systemInstruction: messages.systemInstruction } : {}),
+    ...(tools.tools ? { tools: tools.tools } : {}),
+    ...(tools.toolConfig ? { toolConfig: tools.toolConfig } : {}),
+    ...(Object.keys(config).length > 0 ? { generationConfig: config } : {}),
+  };
+  return { body, warnings };
+}

@@ -1,0 +1,109 @@
+/**
+ * Gemini `GenerateContentResponse` → OpenAI `chat.completion` (issue 2 point 2, issue 3;
+ * gemini-wire §3). Pure apart from the random ids it mints.
+ *
+ * One choice per candidate. A prompt blocked outright (`promptFeedback.blockReason`, no
+ * candidates) becomes one `content_filter` choice, never an empty 200 `stop`. Non-OpenAI fields
+ * (`thought_signature`, `content_parts`, `content_blocks`, `groundingMetadata`) appear only when
+ * `strictCompliance` is false (Decision 9).
+ */
+import { randomUUID } from 'node:crypto';
+import { UpstreamError } from '../../errors.js';
+import type { ChatCompletion, ChatCompletionChoice, ChatCompletionMessage } from '../../openai/chat-response.js';
+import type { CallOutcome } from '../provider.js';
+import { convertParts } from './convert-parts.js';
+import { convertUsage } from './convert-usage.js';
+import { extractErrorObject, upstreamErrorFromObject } from './errors.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { WireResponse, type WireCandidate } from './wire-schemas.js';
+
+export interface ConvertResponseOptions {
+  /** The model the client asked for (`model` of the answer). */
+  model: string;
+  strictCompliance: boolean;
+  /** Tool-call id prefix; default `call` (Decision 9). */
+  idPrefix?: string;
+  /** Warnings of the request translation, carried into the outcome. */
+  warnings?: string[];
+  /** Injectable for tests. */
+  newId?: () => string;
+  now?: () => number;
+}
+
+/** Parses any JSON value as a Gemini response; an error body or a non-object throws `UpstreamError`. */
+export function parseWireResponse(json: unknown): WireResponse {
+  const error = extractErrorObject(json);
+  if (error) throw upstreamErrorFromObject(error);
+  const parsed = WireResponse.safeParse(json);
+  if (!parsed.success) {
+    throw new UpstreamError('upstream sent a response the gateway cannot read', { status: 502, reason: 'invalid_response' });
+  }
+  return parsed.data;
+}
+
+export function convertCandidate(
+  candidate: WireCandidate,
+  index: number,
+  options: ConvertResponseOptions,
+): ChatCompletionChoice {
+  const parts = convertParts(candidate.content?.parts ?? [], {
+    strictCompliance: options.strictCompliance,
+    idPrefix: options.idPrefix ?? 'call',
+    ...(options.newId ? { newId: options.newId } : {}),
+  });
+  const strict = options.strictCompliance;
+  const message: ChatCompletionMessage = {
+    role: 'assistant',
+    content: parts.content ?? null,
+    refusal: null,
+    ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
+    ...(!strict && parts.structured ? { content_parts: parts.contentParts } : {}),
+    ...(!strict && parts.contentBlocks.length > 0 ? { content_blocks: parts.contentBlocks } : {}),
+    ...(!strict && parts.thoughtSignature ? { thought_signature: parts.thoughtSignature } : {}),
+  };
+  return {
+    index,
+    message,
+    finish_reason: mapFinishReason(candidate.finishReason, parts.toolCalls.length > 0),
+    logprobs: null,
+    ...(!strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {}),
+  };
+}
+
+export function convertResponse(
+  json: unknown,
+  options: ConvertResponseOptions,
+): { completion: ChatCompletion; outcome: CallOutcome } {
+  const response = parseWireResponse(json);
+  const candidates = response.candidates ?? [];
+  let choices: ChatCompletionChoice[];
+  if (candidates.length > 0) {
+    choices = candidates
+      .map((c, position) => ({ c, index: c.index ?? position }))
+      .sort((a, b) => a.index - b.index)
+      .map(({ c, index }) => convertCandidate(c, index, options));
+  } else if (response.promptFeedback?.blockReason) {
+    choices = [
+      { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null },
+    ];
+  } else {
+    throw new UpstreamError('upstream answered without candidates', { status: 502, reason: 'empty_response' });
+  }
+  const usage = response.usageMetadata ? convertUsage(response.usageMetadata) : undefined;
+  const completion: ChatCompletion = {
+    id: `chatcmpl-${response.responseId ?? (options.newId ?? randomUUID)()}`,
+    object: 'chat.completion',
+    created: Math.floor((options.now ?? Date.now)() / 1000),
+    model: options.model,
+    choices,
+    ...(usage ? { usage: usage.usage } : {}),
+  };
+  const outcome: CallOutcome = {
+    ...(response.responseId ? { responseId: response.responseId } : {}),
+    responseModel: response.modelVersion ?? options.model,
+    finishReasons: choices.map((c) => c.finish_reason),
+    ...(usage ? { usage: usage.normalized } : {}),
+    warnings: options.warnings ?? [],
+  };
+  return { completion, outcome };
+}

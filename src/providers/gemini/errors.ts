@@ -1,0 +1,87 @@
+/**
+ * Gemini error bodies → `UpstreamError` (gemini-wire §11; DESIGN Decision 7). Pure.
+ *
+ * The client sees Gemini's status and message. The retry delay comes from the `Retry-After`
+ * header when present, else from `google.rpc.RetryInfo.retryDelay` in the body. The provider key
+ * is scrubbed from the message in case an upstream ever echoes it.
+ */
+import { UpstreamError } from '../../errors.js';
+import { WireErrorObject } from './wire-schemas.js';
+
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/** Seconds from a `Retry-After` value: delta-seconds or an HTTP date. */
+export function parseRetryAfterHeader(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Seconds from a protobuf Duration string such as `"59s"` or `"1.5s"`, rounded up. */
+export function parseDuration(value: string | null | undefined): number | undefined {
+  if (value == null) return undefined;
+  const m = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+  return m ? Math.ceil(Number(m[1])) : undefined;
+}
+
+function scrub(message: string, secret: string | undefined): string {
+  return secret && secret.length > 0 ? message.split(secret).join('[redacted]') : message;
+}
+
+/** The `error` object of a Gemini body, in either `{error}` or `[{error}]` form; undefined if neither. */
+export function extractErrorObject(body: unknown): WireErrorObject | undefined {
+  const candidate = Array.isArray(body) ? body[0] : body;
+  if (candidate === null || typeof candidate !== 'object' || !('error' in candidate)) return undefined;
+  const parsed = WireErrorObject.safeParse((candidate as { error: unknown }).error);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Builds the error of a Gemini error object. `status` is the HTTP status when there was one
+ * (an in-stream error has only `error.code`).
+ */
+export function upstreamErrorFromObject(
+  error: WireErrorObject | undefined,
+  options: { status?: number; retryAfterHeader?: string; apiKey?: string } = {},
+): UpstreamError {
+  const status = options.status ?? (error?.code != null && error.code >= 400 ? error.code : 502);
+  const message = scrub(error?.message || `upstream answered HTTP ${status}`, options.apiKey);
+  const retryDelay = error?.details?.find((d) => d['@type'] === RETRY_INFO)?.retryDelay;
+  const retryAfterSeconds = parseRetryAfterHeader(options.retryAfterHeader) ?? parseDuration(retryDelay);
+  return new UpstreamError(message, {
+    status,
+    code: error?.status ? error.status.toLowerCase() : null,
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  });
+}
+
+/**
+ * Builds the error of a failed HTTP answer from its raw body text. Tolerates JSON, a JSON array,
+ * SSE-framed JSON (`data: {…}` on an error status with `text/event-stream`) and plain text.
+ */
+export function parseGeminiError(
+  status: number,
+  bodyText: string,
+  options: { retryAfterHeader?: string; apiKey?: string } = {},
+): UpstreamError {
+  let text = bodyText.trim();
+  if (text.startsWith('data:')) {
+    text = text
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trim())
+      .join('\n');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const error = extractErrorObject(body);
+  const fallback = text.length > 0 && text.length <= 500 && body === undefined ? { message: text } : undefined;
+  return upstreamErrorFromObject(error ?? fallback, { status, ...options });
+}

@@ -1,0 +1,292 @@
+/**
+ * The provider over real HTTP against a small scripted node:http server (the Gemini stand-in of
+ * this unit suite; the integration suites use the emulator).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ClientAbortError, UpstreamError } from '../../errors.js';
+import type { ChatCompletionRequest } from '../../openai/chat-request.js';
+import type { ChatCompletionChunk } from '../../openai/chat-response.js';
+import type { ProviderCall, Target } from '../provider.js';
+import { createGeminiProvider, type GeminiProvider } from './gemini-provider.js';
+
+interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+let server: Server;
+let baseUrl: string;
+let handlers: Handler[] = [];
+let recorded: Recorded[] = [];
+let provider: GeminiProvider;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      recorded.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const handler = handlers.shift();
+      if (!handler) {
+        res.writeHead(500).end('no handler');
+        return;
+      }
+      handler(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = createGeminiProvider();
+});
+
+afterAll(async () => {
+  await provider.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+afterEach(() => {
+  handlers = [];
+  recorded = [];
+});
+
+const KEY = 'test-provider-key';
+
+function target(extra: Partial<Target> = {}): Target {
+  return { provider: 'google', apiKey: KEY, baseUrl, strictCompliance: true, timeoutMs: 5_000, ...extra };
+}
+
+function call(request: Partial<ChatCompletionRequest> = {}, extra: Partial<ProviderCall> = {}): ProviderCall {
+  return {
+    request: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...request },
+    target: target(),
+    signal: new AbortController().signal,
+    traceHeaders: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    ...extra,
+  };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
+
+const sse =
+  (events: unknown[], options: { sep?: string; drop?: boolean } = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const e of events) res.write(`data: ${JSON.stringify(e)}${options.sep ?? '\r\n\r\n'}`);
+    if (options.drop) setTimeout(() => res.socket?.destroy(), 30);
+    else res.end();
+  };
+
+const textAnswer = {
+  candidates: [{ content: { role: 'model', parts: [{ text: 'Hello!' }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+  modelVersion: 'gemini-2.5-flash',
+  responseId: 'resp-1',
+};
+
+async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
+  const out: ChatCompletionChunk[] = [];
+  for await (const c of chunks) out.push(c);
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a failure');
+}
+
+function errorView(err: unknown) {
+  if (!(err instanceof UpstreamError)) return err;
+  return { status: err.status, reason: err.reason, message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+}
+
+describe('gemini provider: generateContent', () => {
+  it('sends the key only as x-goog-api-key, trace headers, and the translated body', async () => {
+    handlers.push(json(200, textAnswer));
+    const result = await provider.chat(call({ temperature: 0.5 }));
+    expect(result.completion.choices[0]!.message.content).toStrictEqual('Hello!');
+    expect(result.completion.id).toStrictEqual('chatcmpl-resp-1');
+    expect(result.outcome.usage?.inputTokens).toStrictEqual(3);
+    const req = recorded[0]!;
+    expect(req.method).toStrictEqual('POST');
+    expect(req.url).toStrictEqual('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(req.url.includes(KEY)).toStrictEqual(false);
+    expect(req.headers['x-goog-api-key']).toStrictEqual(KEY);
+    expect(req.headers.traceparent).toStrictEqual('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(JSON.parse(req.body)).toStrictEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      generationConfig: { temperature: 0.5 },
+    });
+  });
+
+  it('uses target.model and keeps the requested model in the answer', async () => {
+    handlers.push(json(200, textAnswer));
+    const result = await provider.chat({ ...call(), target: target({ model: 'gemini-3-flash-preview' }) });
+    expect(recorded[0]!.url).toStrictEqual('/v1beta/models/gemini-3-flash-preview:generateContent');
+    expect(result.completion.model).toStrictEqual('gemini-2.5-flash');
+  });
+
+  it.each([
+    {
+      name: '429 with RetryInfo',
+      handler: json(429, {
+        error: {
+          code: 429,
+          message: 'You exceeded your current quota',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12s' }],
+        },
+      }),
+      want: { status: 429, reason: '429', message: 'You exceeded your current quota', retryAfterSeconds: 12 },
+    },
+    {
+      name: '503 with Retry-After header',
+      handler: json(503, { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }, { 'retry-after': '4' }),
+      want: { status: 503, reason: '503', message: 'The model is overloaded.', retryAfterSeconds: 4 },
+    },
+    {
+      name: '400 keeps Gemini message',
+      handler: json(400, { error: { code: 400, message: 'Invalid JSON payload received.', status: 'INVALID_ARGUMENT' } }),
+      want: { status: 400, reason: '400', message: 'Invalid JSON payload received.', retryAfterSeconds: undefined },
+    },
+  ])('error status: $name', async ({ handler, want }) => {
+    handlers.push(handler);
+    expect(errorView(await failure(provider.chat(call())))).toStrictEqual(want);
+  });
+
+  it('timeout before headers → 504 timeout', async () => {
+    handlers.push((_req, res) => {
+      setTimeout(() => res.writeHead(200).end('{}'), 2_000).unref();
+    });
+    const err = await failure(provider.chat({ ...call(), target: target({ timeoutMs: 50 }) }));
+    expect(errorView(err)).toStrictEqual({
+      status: 504,
+      reason: 'timeout',
+      message: 'upstream did not answer before the attempt timeout',
+      retryAfterSeconds: undefined,
+    });
+  });
+
+  it('connection refused → 502 connection_error without the key in the message', async () => {
+    const err = await failure(provider.chat({ ...call(), target: target({ baseUrl: 'http://127.0.0.1:1' }) }));
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect((err as UpstreamError).status).toStrictEqual(502);
+    expect((err as UpstreamError).reason).toStrictEqual('connection_error');
+    expect((err as UpstreamError).message.includes(KEY)).toStrictEqual(false);
+  });
+
+  it('connection dropped before headers → 502', async () => {
+    handlers.push((req) => req.socket.destroy());
+    const err = await failure(provider.chat(call()));
+    expect([(err as UpstreamError).status, (err as UpstreamError).reason]).toStrictEqual([502, 'connection_error']);
+  });
+
+  it('client abort → ClientAbortError', async () => {
+    handlers.push(() => {});
+    const ac = new AbortController();
+    const pending = provider.chat({ ...call(), signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    expect(await failure(pending)).toBeInstanceOf(ClientAbortError);
+  });
+});
+
+describe('gemini provider: streamGenerateContent', () => {
+  const chunk = (text: string, extra: Record<string, unknown> = {}) => ({
+    candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...extra }],
+    responseId: 'r-1',
+    modelVersion: 'gemini-2.5-flash',
+    usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+  });
+
+  it.each(['\r\n\r\n', '\n\n'])('relays chunks (separator %j) and the usage chunk', async (sep) => {
+    handlers.push(sse([chunk('Hel'), chunk('lo', { finishReason: 'STOP' })], { sep }));
+    const result = await provider.chatStream(call({ stream: true, stream_options: { include_usage: true } }));
+    const chunks = await collect(result.chunks);
+    expect(recorded[0]!.url).toStrictEqual('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expect(chunks.map((c) => [c.choices[0]?.delta ?? null, c.choices[0]?.finish_reason ?? null, c.usage?.total_tokens ?? null])).toStrictEqual([
+      [{ role: 'assistant', content: 'Hel' }, null, null],
+      [{ content: 'lo' }, null, null],
+      [{}, 'stop', null],
+      [null, null, 5],
+    ]);
+    expect(result.outcome().finishReasons).toStrictEqual(['stop']);
+  });
+
+  it('yields a chunk before the upstream stream ends', async () => {
+    let release: () => void = () => {};
+    handlers.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
+      release = () => res.end(`data: ${JSON.stringify(chunk('', { finishReason: 'STOP' }))}\r\n\r\n`);
+    });
+    const result = await provider.chatStream(call({ stream: true }));
+    const it = result.chunks[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first.value?.choices[0]?.delta).toStrictEqual({ role: 'assistant', content: 'first' });
+    release();
+    const rest: ChatCompletionChunk[] = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value);
+    expect(rest.map((c) => c.choices[0]?.finish_reason)).toStrictEqual(['stop']);
+  });
+
+  it('a dropped connection mid-stream throws 502, never a clean finish', async () => {
+    handlers.push(sse([chunk('partial')], { drop: true }));
+    const result = await provider.chatStream(call({ stream: true }));
+    const err = await failure(collect(result.chunks));
+    expect([(err as UpstreamError).status, (err as UpstreamError).reason]).toStrictEqual([502, 'connection_error']);
+  });
+
+  it('a stream that ends without a finish reason throws', async () => {
+    handlers.push(sse([chunk('partial')]));
+    const result = await provider.chatStream(call({ stream: true }));
+    const err = await failure(collect(result.chunks));
+    expect([(err as UpstreamError).status, (err as UpstreamError).reason]).toStrictEqual([502, 'stream_truncated']);
+  });
+
+  it('an in-stream error event throws the upstream error', async () => {
+    handlers.push(sse([chunk('partial'), { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }]));
+    const result = await provider.chatStream(call({ stream: true }));
+    const err = await failure(collect(result.chunks));
+    expect([(err as UpstreamError).status, (err as UpstreamError).message]).toStrictEqual([503, 'overloaded']);
+  });
+
+  it('an error status with text/event-stream carrying JSON', async () => {
+    handlers.push((_req, res) => {
+      res
+        .writeHead(404, { 'content-type': 'text/event-stream' })
+        .end(JSON.stringify({ error: { code: 404, message: 'models/nope is not found', status: 'NOT_FOUND' } }));
+    });
+    const err = await failure(provider.chatStream(call({ stream: true })));
+    expect([(err as UpstreamError).status, (err as UpstreamError).message]).toStrictEqual([404, 'models/nope is not found']);
+  });
+
+  it('return() on the iterator aborts the upstream call', async () => {
+    let closed: () => void = () => {};
+    const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
+    handlers.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
+      res.on('close', () => closed());
+    });
+    const result = await provider.chatStream(call({ stream: true }));
+    const it = result.chunks[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.();
+    await upstreamClosed;
+    expect(true).toStrictEqual(true);
+  });
+});

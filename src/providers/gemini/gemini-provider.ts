@@ -1,0 +1,338 @@
+/**
+ * The Gemini `Provider`: the only file in `providers/gemini` that does I/O. It resolves media
+ * (file metadata, optional URL fetches), translates with the pure converters, calls
+ * `generateContent` / `streamGenerateContent?alt=sse` through an injected undici `request` over a
+ * keep-alive dispatcher (DESIGN Decision 14), and maps every failure to an `UpstreamError`.
+ *
+ * - the provider key goes only in `x-goog-api-key`, only to `target.baseUrl`; never in a URL or a
+ *   message;
+ * - the per-attempt timeout runs until response headers arrive (Decision 6) → 504 `timeout`;
+ *   refused/reset/dropped connections → 502 `connection_error`; a client abort → `ClientAbortError`;
+ * - streams are parsed incrementally and relayed chunk by chunk; a drop mid-stream throws from
+ *   the iterator, and `return()` on the iterator aborts the upstream call.
+ *
+ * Safe to rerun: every call translates from the original request; the only shared state is the
+ * dispatcher and a bounded cache of file MIME types.
+ */
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
+import type { ChatCompletionRequest } from '../../openai/chat-request.js';
+import type { ChatCompletionChunk } from '../../openai/chat-response.js';
+import type { CallOutcome, ChatResult, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
+import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
+import { convertResponse } from './convert-response.js';
+import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
+import { mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
+import { SseParser } from './sse-parser.js';
+import { GeminiStreamTranslator } from './stream.js';
+import { WireFile } from './wire-schemas.js';
+
+/** Fetches a public media URL (SSRF-guarded by its implementer) for inlining. */
+export type FetchMedia = (url: string, signal: AbortSignal) => Promise<{ mimeType: string; data: string }>;
+
+export interface GeminiProviderOptions {
+  /** Keep-alive dispatcher for upstream calls; default a shared undici `Agent`. */
+  dispatcher?: Dispatcher;
+  /** The request function (undici's `request` by default); tests may wrap it. */
+  request?: typeof undiciRequest;
+  /**
+   * Fetches other http(s) media URLs so they can be inlined (Decision 11). Without it those URLs
+   * get a 400.
+   */
+  fetchMedia?: FetchMedia;
+  /** Tool-call id prefix (Decision 9); default `call`. */
+  idPrefix?: string;
+  /** Entries kept in the file-MIME cache; default 1000. */
+  fileCacheSize?: number;
+}
+
+export interface GeminiProvider extends Provider {
+  /** Closes the dispatcher this provider created (not one passed in). */
+  close(): Promise<void>;
+}
+
+type UndiciResponse = Dispatcher.ResponseData;
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function modelPath(model: string): string {
+  const bare = model.startsWith('models/') ? model.slice('models/'.length) : model;
+  if (bare === '' || /[/?&#\\]|\.\./.test(bare)) {
+    throw new InvalidRequestError(`model: ${JSON.stringify(model)} is not a valid Gemini model id`, { param: 'model' });
+  }
+  return encodeURIComponent(bare);
+}
+
+function trimBase(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/** One upstream attempt's abort wiring: client signal + per-attempt header timeout. */
+class AttemptControl {
+  readonly controller = new AbortController();
+  timedOut = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onClientAbort = (): void => this.controller.abort();
+
+  constructor(
+    private readonly clientSignal: AbortSignal,
+    timeoutMs: number,
+  ) {
+    if (clientSignal.aborted) this.controller.abort();
+    else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.controller.abort();
+      }, timeoutMs);
+      this.timer.unref();
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  headersArrived(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.headersArrived();
+    this.clientSignal.removeEventListener('abort', this.onClientAbort);
+  }
+
+  /** Maps anything thrown by undici during this attempt to our error types. */
+  toError(err: unknown, phase: 'connect' | 'body'): Error {
+    if (err instanceof GatewayError || err instanceof ClientAbortError) return err;
+    if (this.clientSignal.aborted) return new ClientAbortError();
+    if (this.timedOut) {
+      return new UpstreamError('upstream did not answer before the attempt timeout', { status: 504, reason: 'timeout' });
+    }
+    const code = (err as { code?: unknown })?.code;
+    const detail = typeof code === 'string' ? ` (${code})` : '';
+    const message =
+      phase === 'connect'
+        ? `the upstream connection failed before an answer${detail}`
+        : `the upstream connection dropped before the answer was complete${detail}`;
+    return new UpstreamError(message, { status: 502, reason: 'connection_error', cause: err });
+  }
+}
+
+export function createGeminiProvider(options: GeminiProviderOptions = {}): GeminiProvider {
+  const ownDispatcher = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const send = options.request ?? undiciRequest;
+  const idPrefix = options.idPrefix ?? 'call';
+  const cacheSize = options.fileCacheSize ?? 1000;
+  const fileMimeCache = new Map<string, string>();
+
+  function headers(target: Target, call: ProviderCall, accept: string): Record<string, string> {
+    return {
+      ...call.traceHeaders,
+      'content-type': 'application/json',
+      accept,
+      'x-goog-api-key': target.apiKey,
+    };
+  }
+
+  async function readErrorBody(res: UndiciResponse, target: Target): Promise<UpstreamError> {
+    let text = '';
+    try {
+      text = await res.body.text();
+    } catch {
+      // a body we cannot read still has a status worth reporting
+    }
+    return parseGeminiError(res.statusCode, text, {
+      retryAfterHeader: headerValue(res.headers['retry-after']),
+      apiKey: target.apiKey,
+    });
+  }
+
+  async function fileMimeType(url: string, target: Target, call: ProviderCall): Promise<string> {
+    const id = providerFileId(url, target.baseUrl)!;
+    const key = `${trimBase(target.baseUrl)}|${id}`;
+    const cached = fileMimeCache.get(key);
+    if (cached !== undefined) return cached;
+    const control = new AttemptControl(call.signal, target.timeoutMs);
+    try {
+      let res: UndiciResponse;
+      try {
+        res = await send(`${trimBase(target.baseUrl)}/v1beta/files/${id}`, {
+          method: 'GET',
+          headers: { ...call.traceHeaders, accept: 'application/json', 'x-goog-api-key': target.apiKey },
+          signal: control.signal,
+          dispatcher,
+        });
+      } catch (err) {
+        throw control.toError(err, 'connect');
+      }
+      control.headersArrived();
+      if (res.statusCode >= 400) throw await readErrorBody(res, target);
+      const file = WireFile.safeParse(await res.body.json().catch(() => undefined));
+      const mime = file.success ? file.data.mimeType : undefined;
+      if (!mime) throw new UpstreamError('the files API answered without a MIME type', { status: 502, reason: 'invalid_response' });
+      if (fileMimeCache.size >= cacheSize) fileMimeCache.delete(fileMimeCache.keys().next().value!);
+      fileMimeCache.set(key, mime);
+      return mime;
+    } catch (err) {
+      throw control.toError(err, 'body');
+    } finally {
+      control.dispose();
+    }
+  }
+
+  /** Every lookup media conversion needs, done before the (pure) translation. */
+  async function resolveMedia(request: ChatCompletionRequest, target: Target, call: ProviderCall) {
+    const media = new Map<string, ResolvedMedia>();
+    const jobs: Array<Promise<void>> = [];
+    const visit = (url: string, mime: string | undefined): void => {
+      if (media.has(url)) return;
+      const kind = mediaLookupKind(url, mime, target.baseUrl);
+      if (kind === 'file-metadata') {
+        media.set(url, { kind: 'file', mimeType: '' });
+        jobs.push(fileMimeType(url, target, call).then((mimeType) => void media.set(url, { kind: 'file', mimeType })));
+      } else if (kind === 'fetch' && options.fetchMedia) {
+        const fetchMedia = options.fetchMedia;
+        media.set(url, { kind: 'inline', mimeType: '', data: '' });
+        jobs.push(fetchMedia(url, call.signal).then((r) => void media.set(url, { kind: 'inline', ...r })));
+      }
+    };
+    for (const message of request.messages) {
+      if (Array.isArray(message.content)) {
+        for (const part of message.content) if (part.type === 'image_url') visit(part.image_url.url, part.image_url.mime_type);
+      }
+      if (message.role === 'assistant') {
+        for (const entry of message.content_parts ?? []) if (entry.type === 'image') visit(entry.image_url.url, undefined);
+      }
+    }
+    await Promise.all(jobs);
+    return media;
+  }
+
+  /** Translates and sends; resolves once response headers arrived with a 2xx. */
+  async function open(call: ProviderCall, stream: boolean) {
+    const { target } = call;
+    const request = applyOverrides(call.request, target);
+    const model = targetModel(request, target);
+    const path = modelPath(model);
+    const media = await resolveMedia(request, target, call);
+    // Overrides are already applied; pass a target without them so they are not merged twice.
+    const { body, warnings } = convertRequest(request, { ...target, overrideParams: undefined, model }, { media });
+    const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+    const control = new AttemptControl(call.signal, target.timeoutMs);
+    let res: UndiciResponse;
+    try {
+      res = await send(url, {
+        method: 'POST',
+        headers: headers(target, call, stream ? 'text/event-stream' : 'application/json'),
+        body: JSON.stringify(body),
+        signal: control.signal,
+        dispatcher,
+      });
+    } catch (err) {
+      control.dispose();
+      throw control.toError(err, 'connect');
+    }
+    control.headersArrived();
+    if (res.statusCode >= 300) {
+      try {
+        throw await readErrorBody(res, target);
+      } finally {
+        control.dispose();
+      }
+    }
+    return { res, control, request, warnings };
+  }
+
+  async function chat(call: ProviderCall): Promise<ChatResult> {
+    const { res, control, request, warnings } = await open(call, false);
+    try {
+      let json: unknown;
+      try {
+        json = await res.body.json();
+      } catch (err) {
+        if (err instanceof SyntaxError) {
+          throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
+        }
+        throw control.toError(err, 'body');
+      }
+      const { completion, outcome } = convertResponse(json, {
+        model: call.request.model,
+        strictCompliance: call.target.strictCompliance,
+        idPrefix,
+        warnings,
+      });
+      return { status: 200, completion, outcome };
+    } finally {
+      control.dispose();
+    }
+  }
+
+  async function chatStream(call: ProviderCall): Promise<StreamResult> {
+    const { res, control, request, warnings } = await open(call, true);
+    const translator = new GeminiStreamTranslator({
+      model: call.request.model,
+      strictCompliance: call.target.strictCompliance,
+      includeUsage: request.stream_options?.include_usage === true,
+      idPrefix,
+      warnings,
+    });
+
+    async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      let completed = false;
+      const translate = (payload: string): ChatCompletionChunk[] => {
+        let json: unknown;
+        try {
+          json = JSON.parse(payload);
+        } catch {
+          throw new UpstreamError('upstream sent a stream event that is not JSON', { status: 502, reason: 'invalid_response' });
+        }
+        if (Array.isArray(json) && json.length > 0 && json.every((x) => x !== null && typeof x === 'object' && 'error' in x)) {
+          throw upstreamErrorFromObject((json[0] as { error: never }).error);
+        }
+        return translator.push(json);
+      };
+      try {
+        try {
+          for await (const piece of res.body) {
+            for (const payload of parser.push(decoder.decode(piece as Buffer, { stream: true }))) {
+              yield* translate(payload);
+            }
+          }
+        } catch (err) {
+          throw control.toError(err, 'body');
+        }
+        for (const payload of parser.push(decoder.decode())) yield* translate(payload);
+        for (const payload of parser.end()) yield* translate(payload);
+        yield* translator.finish();
+        completed = true;
+      } finally {
+        if (!completed) {
+          // The client went away (return()) or the stream failed: stop reading upstream.
+          control.controller.abort();
+          res.body.destroy();
+        }
+        control.dispose();
+      }
+    }
+
+    return { status: 200, chunks: chunks(), outcome: (): CallOutcome => translator.outcome() };
+  }
+
+  return {
+    name: 'google',
+    telemetryName: 'gcp.gemini',
+    operationName: 'generate_content',
+    chat,
+    chatStream,
+    async close() {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Gemini stream chunks → OpenAI `chat.completion.chunk`s (issue 2 point 3; gemini-wire §4).
+ * Pure and stateful per call, shaped like a TransformStream: `push` is `transform`, `finish` is
+ * `flush`. The SSE writer in `server/` adds `data: [DONE]`.
+ *
+ * - the first delta of each choice carries `role`; `finish_reason` comes on a last, empty-delta
+ *   chunk per choice, written by `finish()` (Gemini sends its finishReason on its last chunk);
+ * - usage is cumulative on every Gemini chunk, so only the last is kept; with
+ *   `stream_options.include_usage` exactly one usage chunk (empty `choices`) ends the stream;
+ * - function calls arrive whole (no partial args on the Gemini API), so each becomes one complete
+ *   `tool_calls` delta with a running index per choice; a call sharing a chunk with text is kept;
+ * - an in-stream `{"error":…}` chunk throws `UpstreamError`, and a stream that ends without a
+ *   finish reason throws too: a cut stream must never look like a clean finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { UpstreamError } from '../../errors.js';
+import type { ChatCompletionChunk, ChatCompletionChunkDelta, CompletionUsage, FinishReason } from '../../openai/chat-response.js';
+import type { CallOutcome, NormalizedUsage } from '../provider.js';
+import { convertParts } from './convert-parts.js';
+import { parseWireResponse } from './convert-response.js';
+import { convertUsage } from './convert-usage.js';
+import { mapFinishReason } from './map-finish-reason.js';
+
+export interface StreamTranslatorOptions {
+  /** The model the client asked for. */
+  model: string;
+  strictCompliance: boolean;
+  /** `stream_options.include_usage`. */
+  includeUsage: boolean;
+  idPrefix?: string;
+  warnings?: string[];
+  newId?: () => string;
+  now?: () => number;
+}
+
+interface ChoiceState {
+  roleSent: boolean;
+  toolCalls: number;
+  geminiFinish: string | undefined;
+  finished: boolean;
+}
+
+export class GeminiStreamTranslator {
+  private readonly options: StreamTranslatorOptions;
+  private readonly created: number;
+  private id: string | undefined;
+  private responseId: string | undefined;
+  private responseModel: string | undefined;
+  private usage: { usage: CompletionUsage; normalized: NormalizedUsage } | undefined;
+  private readonly choices = new Map<number, ChoiceState>();
+  private blocked = false;
+  private finishReasons: FinishReason[] = [];
+
+  constructor(options: StreamTranslatorOptions) {
+    this.options = options;
+    this.created = Math.floor((options.now ?? Date.now)() / 1000);
+  }
+
+  private chunk(choices: ChatCompletionChunk['choices'], usage?: CompletionUsage | null): ChatCompletionChunk {
+    return {
+      id: this.id ?? `chatcmpl-${(this.options.newId ?? randomUUID)()}`,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.options.model,
+      choices,
+      ...(usage !== undefined ? { usage } : {}),
+    };
+  }
+
+  private state(index: number): ChoiceState {
+    let s = this.choices.get(index);
+    if (!s) {
+      s = { roleSent: false, toolCalls: 0, geminiFinish: undefined, finished: false };
+      this.choices.set(index, s);
+    }
+    return s;
+  }
+
+  /** Translates one parsed Gemini chunk (the JSON of one SSE `data:` line). */
+  push(json: unknown): ChatCompletionChunk[] {
+    const response = parseWireResponse(json);
+    if (this.id === undefined) this.id = `chatcmpl-${response.responseId ?? (this.options.newId ?? randomUUID)()}`;
+    if (response.responseId) this.responseId = response.responseId;
+    if (response.modelVersion) this.responseModel = response.modelVersion;
+    if (response.usageMetadata) this.usage = convertUsage(response.usageMetadata);
+
+    const out: ChatCompletionChunk[] = [];
+    const candidates = response.candidates ?? [];
+    if (candidates.length === 0 && response.promptFeedback?.blockReason) {
+      this.blocked = true;
+      const s = this.state(0);
+      if (!s.roleSent) {
+        s.roleSent = true;
+        out.push(this.chunk([{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null, logprobs: null }]));
+      }
+      return out;
+    }
+    const strict = this.options.strictCompliance;
+    candidates.forEach((candidate, position) => {
+      const index = candidate.index ?? position;
+      const s = this.state(index);
+      const parts = convertParts(candidate.content?.parts ?? [], {
+        strictCompliance: strict,
+        idPrefix: this.options.idPrefix ?? 'call',
+        ...(this.options.newId ? { newId: this.options.newId } : {}),
+      });
+      const delta: ChatCompletionChunkDelta = {};
+      if (!s.roleSent) delta.role = 'assistant';
+      if (parts.content !== undefined && (parts.content !== '' || !s.roleSent)) delta.content = parts.content;
+      else if (!s.roleSent) delta.content = '';
+      if (parts.toolCalls.length > 0) {
+        delta.tool_calls = parts.toolCalls.map((call) => ({ index: s.toolCalls++, ...call }));
+      }
+      if (!strict) {
+        if (parts.contentBlocks.length > 0) delta.content_blocks = parts.contentBlocks;
+        if (parts.structured) delta.content_parts = parts.contentParts;
+        if (parts.thoughtSignature) delta.thought_signature = parts.thoughtSignature;
+      }
+      const grounding = !strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {};
+      if (Object.keys(delta).length > 0 || 'groundingMetadata' in grounding) {
+        s.roleSent = true;
+        out.push(this.chunk([{ index, delta, finish_reason: null, logprobs: null, ...grounding }]));
+      }
+      if (candidate.finishReason) s.geminiFinish = candidate.finishReason;
+    });
+    return out;
+  }
+
+  /** Ends the stream: the finish chunk of every choice, then the usage chunk when asked for. */
+  finish(): ChatCompletionChunk[] {
+    const out: ChatCompletionChunk[] = [];
+    if (this.blocked) {
+      this.finishReasons = ['content_filter'];
+      out.push(this.chunk([{ index: 0, delta: {}, finish_reason: 'content_filter', logprobs: null }]));
+    } else {
+      const unfinished = this.choices.size === 0 || [...this.choices.values()].some((s) => s.geminiFinish === undefined);
+      if (unfinished) {
+        throw new UpstreamError('upstream stream ended before its final chunk', {
+          status: 502,
+          reason: 'stream_truncated',
+        });
+      }
+      const indexes = [...this.choices.keys()].sort((a, b) => a - b);
+      for (const index of indexes) {
+        const s = this.choices.get(index)!;
+        const reason = mapFinishReason(s.geminiFinish, s.toolCalls > 0);
+        this.finishReasons.push(reason);
+        s.finished = true;
+        out.push(this.chunk([{ index, delta: {}, finish_reason: reason, logprobs: null }]));
+      }
+    }
+    if (this.options.includeUsage) out.push(this.chunk([], this.usage?.usage ?? null));
+    return out;
+  }
+
+  /** What telemetry records; complete once `finish()` ran. */
+  outcome(): CallOutcome {
+    return {
+      ...(this.responseId ? { responseId: this.responseId } : {}),
+      responseModel: this.responseModel ?? this.options.model,
+      finishReasons: [...this.finishReasons],
+      ...(this.usage ? { usage: this.usage.normalized } : {}),
+      warnings: this.options.warnings ?? [],
+    };
+  }
+}

@@ -7,6 +7,7 @@
  * video is never decoded and re-encoded.
  */
 import { InvalidRequestError } from '../../errors.js';
+import { normalizeMediaMimeType } from '../../media/mime-types.js';
 
 export type GeminiMediaPart =
   | { inlineData: { mimeType: string; data: string } }
@@ -23,42 +24,6 @@ export interface MediaContext {
 }
 
 const GOOGLE_HOST = 'generativelanguage.googleapis.com';
-
-const IMAGE = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'];
-const AUDIO = [
-  'audio/wav',
-  'audio/x-wav',
-  'audio/wave',
-  'audio/mp3',
-  'audio/aiff',
-  'audio/x-aiff',
-  'audio/aac',
-  'audio/ogg',
-  'audio/flac',
-  'audio/pcm',
-  'audio/l16',
-  'audio/m4a',
-  'audio/x-m4a',
-  'audio/mpeg',
-  'audio/mpga',
-  'audio/mp4',
-  'audio/webm',
-];
-const VIDEO = [
-  'video/mp4',
-  'video/mpeg',
-  'video/mov',
-  'video/quicktime',
-  'video/avi',
-  'video/x-msvideo',
-  'video/webm',
-  'video/wmv',
-  'video/x-ms-wmv',
-  'video/x-flv',
-  'video/mpg',
-  'video/3gpp',
-];
-const INLINE_MIME = new Set([...IMAGE, ...AUDIO, ...VIDEO, 'application/pdf']);
 
 /** `input_audio.format` → MIME type. */
 const AUDIO_FORMATS: Record<string, string> = {
@@ -80,16 +45,8 @@ const AUDIO_FORMATS: Record<string, string> = {
 
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
-/**
- * The MIME type Gemini gets for a media type we accept, or undefined when unsupported. `text/*`
- * and HTML go as `text/plain` (Decision 11).
- */
-export function normalizeMimeType(mime: string): string | undefined {
-  const m = mime.trim().toLowerCase();
-  if (INLINE_MIME.has(m)) return m;
-  if (m.startsWith('text/') || m === 'application/xhtml+xml') return 'text/plain';
-  return undefined;
-}
+/** The MIME type Gemini gets for a media type we accept (shared table, `src/media/mime-types.ts`). */
+export const normalizeMimeType = normalizeMediaMimeType;
 
 /** The id in a provider file URL (`…/v1beta/files/<id>` on Google's host or `baseUrl`'s host). */
 export function providerFileId(url: string, baseUrl?: string): string | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readOtelConfig } from './read-otel-config.js';
 
-function read(env: Record<string, string>) {
+function read(env: Record<string, string | undefined>) {
   const warnings: string[] = [];
   const config = readOtelConfig(env, (m) => warnings.push(m));
   return { config, warnings };

@@ -1,0 +1,179 @@
+// Turns an Answer into wire JSON (gemini-wire.md §3) and stream chunks (§4), and writes JSON,
+// SSE and JSON-array responses. Conversions are pure; the writers only touch `res`.
+
+import type { ServerResponse } from 'node:http';
+import { outputTokens, type Answer, type AnswerCandidate, type OutPart, type PromptCount } from './default-answer.js';
+
+/** `usageMetadata` with the §3.3 total and zero-valued fields omitted. */
+export function usageJson(prompt: PromptCount, text: number, image: number, thoughts: number): Record<string, unknown> {
+  const u: Record<string, unknown> = {};
+  if (prompt.total > 0) u.promptTokenCount = prompt.total;
+  const candidates = text + image;
+  if (candidates > 0) u.candidatesTokenCount = candidates;
+  u.totalTokenCount = prompt.total + candidates + thoughts;
+  if (prompt.details.length > 0) u.promptTokensDetails = prompt.details;
+  if (thoughts > 0) u.thoughtsTokenCount = thoughts;
+  if (image > 0) {
+    const details: Array<{ modality: string; tokenCount: number }> = [];
+    if (text > 0) details.push({ modality: 'TEXT', tokenCount: text });
+    details.push({ modality: 'IMAGE', tokenCount: image });
+    u.candidatesTokensDetails = details;
+  }
+  return u;
+}
+
+function candidateJson(c: AnswerCandidate, index: number, parts: OutPart[], last: boolean): Record<string, unknown> {
+  const content: Record<string, unknown> = parts.length > 0 ? { parts, role: 'model' } : { role: 'model' };
+  const out: Record<string, unknown> = { content };
+  if (last) {
+    out.finishReason = c.finishReason;
+    if (c.finishMessage) out.finishMessage = c.finishMessage;
+    if (c.groundingMetadata) out.groundingMetadata = c.groundingMetadata;
+  }
+  out.index = index;
+  return out;
+}
+
+/** The non-streaming `GenerateContentResponse`. */
+export function answerToResponse(answer: Answer, model: string, responseId: string): Record<string, unknown> {
+  const all: OutPart[] = [];
+  const candidates = answer.candidates.map((c, i) => {
+    let parts = c.parts;
+    if (i === 0 && answer.trailingSignature && parts.length > 0) {
+      parts = [...parts];
+      parts[parts.length - 1] = { ...parts[parts.length - 1], thoughtSignature: answer.trailingSignature };
+    }
+    all.push(...parts);
+    return candidateJson(c, i, parts, true);
+  });
+  const out = outputTokens(all);
+  return {
+    candidates,
+    usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens),
+    modelVersion: model,
+    responseId,
+  };
+}
+
+/** Splits text into up to three pieces at spaces; the pieces concatenate back to `text`. */
+export function splitText(text: string): string[] {
+  if (text.length < 12) return [text];
+  const pieces: string[] = [];
+  let from = 0;
+  for (const frac of [1 / 3, 2 / 3]) {
+    const target = Math.floor(text.length * frac);
+    const cut = text.indexOf(' ', Math.max(target, from + 1));
+    if (cut < 0 || cut >= text.length - 1) break;
+    pieces.push(text.slice(from, cut + 1));
+    from = cut + 1;
+  }
+  pieces.push(text.slice(from));
+  return pieces;
+}
+
+/** Stream pieces of one candidate: thought/text parts split, other parts whole (§4). */
+function piecesOf(c: AnswerCandidate, trailing: string | undefined): OutPart[][] {
+  const pieces: OutPart[][] = [];
+  for (const p of c.parts) {
+    if (typeof p.text === 'string' && Object.keys(p).length === (p.thought ? 2 : 1)) {
+      for (const t of splitText(p.text)) pieces.push([p.thought ? { text: t, thought: true } : { text: t }]);
+    } else {
+      pieces.push([p]);
+    }
+  }
+  // Gemini 3 text answers: the signature comes after the text, on an empty text part (§4, §6.1).
+  if (trailing) pieces.push([{ text: '', thoughtSignature: trailing }]);
+  if (pieces.length === 0) pieces.push([]);
+  return pieces;
+}
+
+/** The `streamGenerateContent` chunks: deltas, cumulative usage, finishReason on the last (§4). */
+export function answerToChunks(answer: Answer, model: string, responseId: string): Array<Record<string, unknown>> {
+  const perCandidate = answer.candidates.map((c, i) => piecesOf(c, i === 0 ? answer.trailingSignature : undefined));
+  const count = Math.max(...perCandidate.map((p) => p.length));
+  const emitted: OutPart[] = [];
+  const chunks: Array<Record<string, unknown>> = [];
+  for (let k = 0; k < count; k++) {
+    const candidates: Array<Record<string, unknown>> = [];
+    perCandidate.forEach((pieces, i) => {
+      const piece = pieces[k];
+      if (!piece) return;
+      emitted.push(...piece);
+      candidates.push(candidateJson(answer.candidates[i]!, i, piece, k === pieces.length - 1));
+    });
+    const out = outputTokens(emitted);
+    chunks.push({
+      candidates,
+      usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens),
+      modelVersion: model,
+      responseId,
+    });
+  }
+  return chunks;
+}
+
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+/** Writes a JSON body, pretty-printed as Google's front end does (§11.1). */
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  const text = body === undefined ? '' : JSON.stringify(body, null, 2);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** How a stream ends: cleanly, by a destroyed socket, or after an in-stream error event. */
+export type StreamEnd = 'clean' | 'drop' | { error: unknown };
+
+export interface StreamChunk {
+  data: unknown;
+  delayMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function encodeData(data: unknown): string {
+  // A string is written verbatim so tests can send malformed events.
+  return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+/**
+ * Writes a stream: SSE (`data: {json}\r\n\r\n`, no `[DONE]`) when `sse`, else a JSON array
+ * (`[{…}\r\n,{…}\r\n]`). Stops quietly if the client goes away.
+ */
+export async function writeStream(
+  res: ServerResponse,
+  sse: boolean,
+  chunks: StreamChunk[],
+  end: StreamEnd = 'clean',
+  headers?: Record<string, string>,
+): Promise<void> {
+  res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : JSON_TYPE, 'cache-control': 'no-cache', ...headers });
+  res.flushHeaders();
+  let first = true;
+  const emit = (data: unknown) => {
+    const json = encodeData(data);
+    if (sse) res.write(`data: ${json}\r\n\r\n`);
+    else {
+      res.write(first ? `[${json}` : `\r\n,${json}`);
+    }
+    first = false;
+  };
+  for (const c of chunks) {
+    if (c.delayMs) await sleep(c.delayMs);
+    if (res.destroyed) return;
+    emit(c.data);
+  }
+  if (end === 'drop') {
+    // Let written bytes reach the client, then cut the connection without the chunked terminator.
+    await new Promise<void>((resolve) => res.write('', () => resolve()));
+    res.socket?.destroy();
+    return;
+  }
+  if (typeof end === 'object') {
+    const e = end.error;
+    const isWrapped = typeof e === 'object' && e !== null && 'error' in e && Object.keys(e).length === 1;
+    emit(isWrapped ? e : { error: e });
+  }
+  if (!sse) res.write(first ? '[]' : '\r\n]');
+  res.end();
+}

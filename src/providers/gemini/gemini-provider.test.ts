@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClientAbortError, UpstreamError } from '../../errors.js';
+import { ClientAbortError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { ProviderCall, Target } from '../provider.js';
@@ -288,5 +288,79 @@ describe('gemini provider: streamGenerateContent', () => {
     await it.return?.();
     await upstreamClosed;
     expect(true).toStrictEqual(true);
+  });
+});
+
+describe('gemini provider: media resolution', () => {
+  const fileUrl = () => `${baseUrl}/v1beta/files/vid-1`;
+  const withImage = (url: string, mime_type?: string): Partial<ChatCompletionRequest> => ({
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Describe' },
+          { type: 'image_url', image_url: { url, ...(mime_type ? { mime_type } : {}) } },
+        ],
+      },
+    ],
+  });
+
+  it('reads a file MIME type from the files API once, then from the cache', async () => {
+    handlers.push(json(200, { name: 'files/vid-1', mimeType: 'video/mp4', uri: fileUrl(), state: 'ACTIVE' }));
+    handlers.push(json(200, textAnswer));
+    handlers.push(json(200, textAnswer));
+    const p = createGeminiProvider();
+    try {
+      await p.chat(call(withImage(fileUrl())));
+      await p.chat(call(withImage(fileUrl())));
+    } finally {
+      await p.close();
+    }
+    expect(recorded.map((r) => [r.method, r.url, r.headers['x-goog-api-key']])).toStrictEqual([
+      ['GET', '/v1beta/files/vid-1', KEY],
+      ['POST', '/v1beta/models/gemini-2.5-flash:generateContent', KEY],
+      ['POST', '/v1beta/models/gemini-2.5-flash:generateContent', KEY],
+    ]);
+    expect(JSON.parse(recorded[2]!.body).contents).toStrictEqual([
+      { role: 'user', parts: [{ text: 'Describe' }, { fileData: { mimeType: 'video/mp4', fileUri: fileUrl() } }] },
+    ]);
+  });
+
+  it('an explicit mime_type needs no lookup', async () => {
+    handlers.push(json(200, textAnswer));
+    await provider.chat(call(withImage(fileUrl(), 'application/pdf')));
+    expect(recorded.map((r) => r.url)).toStrictEqual(['/v1beta/models/gemini-2.5-flash:generateContent']);
+  });
+
+  it("the files API's error reaches the caller", async () => {
+    handlers.push(json(403, { error: { code: 403, message: 'You do not have permission to access the File', status: 'PERMISSION_DENIED' } }));
+    const err = await failure(provider.chat(call(withImage(`${baseUrl}/v1beta/files/other`))));
+    expect([(err as UpstreamError).status, (err as UpstreamError).message]).toStrictEqual([
+      403,
+      'You do not have permission to access the File',
+    ]);
+  });
+
+  it('other URLs: 400 without a fetcher, inlined through the injected fetchMedia', async () => {
+    const url = 'https://example.com/cat.png';
+    const err = await failure(provider.chat(call(withImage(url))));
+    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect((err as InvalidRequestError).param).toStrictEqual('messages[0].content[1]');
+
+    const fetched: string[] = [];
+    const p = createGeminiProvider({
+      fetchMedia: async (u) => {
+        fetched.push(u);
+        return { mimeType: 'image/png', data: 'iVBO' };
+      },
+    });
+    handlers.push(json(200, textAnswer));
+    try {
+      await p.chat(call(withImage(url)));
+    } finally {
+      await p.close();
+    }
+    expect(fetched).toStrictEqual([url]);
+    expect(JSON.parse(recorded[0]!.body).contents[0].parts[1]).toStrictEqual({ inlineData: { mimeType: 'image/png', data: 'iVBO' } });
   });
 });

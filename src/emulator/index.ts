@@ -37,18 +37,27 @@ export function parseEmulatorArgs(argv: string[]): { port: number; host: string 
 
 /**
  * `sidegate emulator --port N --host H`: starts the emulator (defaults 8788 / 127.0.0.1), prints
- * one line with its URL, and closes on SIGINT/SIGTERM. Resolves with the running emulator.
+ * one line with its URL, and closes on SIGINT/SIGTERM (then exits). Resolves with the running
+ * emulator; its `close` also removes the signal handlers.
  */
-export async function runEmulatorCli(argv: string[], extra: Omit<EmulatorOptions, 'port' | 'host'> = {}): Promise<Emulator> {
+export async function runEmulatorCli(
+  argv: string[],
+  extra: Omit<EmulatorOptions, 'port' | 'host'> = {},
+  print: (line: string) => void = console.log,
+): Promise<Emulator> {
   const { port, host } = parseEmulatorArgs(argv);
   const emulator = await startEmulator({ ...extra, port, host });
-  console.log(`Gemini emulator listening on ${emulator.url}`);
-  const stop = () => {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+  print(`Gemini emulator listening on ${emulator.url}`);
+  const closeServer = emulator.close;
+  const onSignal = () => {
     void emulator.close().then(() => process.exit(0));
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  emulator.close = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    return closeServer();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return emulator;
 }

@@ -115,6 +115,49 @@ describe('gemini provider × emulator', () => {
     ]);
   });
 
+  it('computer use on Gemini 3: signed action, then the screenshot as a function response', async () => {
+    const computer = {
+      type: 'function' as const,
+      function: { name: 'computer_use', parameters: { environment: 'ENVIRONMENT_BROWSER' } },
+    };
+    const model = 'gemini-3-flash-preview';
+    const first = await provider.chat(call({ tools: [computer], messages: [{ role: 'user', content: 'Find flights' }] }, false, model));
+    const message = first.completion.choices[0]!.message;
+    expect(message.tool_calls?.[0]?.function.name).toStrictEqual('open_web_browser');
+    expect(typeof message.tool_calls?.[0]?.function.thought_signature).toStrictEqual('string');
+
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const second = await provider.chat(
+      call(
+        {
+          tools: [computer],
+          messages: [
+            { role: 'user', content: 'Find flights' },
+            { role: 'assistant', content: message.content, tool_calls: message.tool_calls! },
+            { role: 'user', content: [{ type: 'text', text: '{"url":"https://www.google.com"}' }, { type: 'image_url', image_url: { url: png } }] },
+          ],
+        },
+        false,
+        model,
+      ),
+    );
+    expect(second.completion.choices[0]!.finish_reason).toBeDefined();
+    const sent = emulator.requests.at(-1)!.body as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+    expect(sent.contents[1]!.parts[0]!.thoughtSignature).toStrictEqual(message.tool_calls![0]!.function.thought_signature);
+    expect(sent.contents[2]).toStrictEqual({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            name: 'open_web_browser',
+            response: { url: 'https://www.google.com' },
+            parts: [{ inlineData: { mimeType: 'image/png', data: png.slice('data:image/png;base64,'.length) } }],
+          },
+        },
+      ],
+    });
+  });
+
   it('image generation → content_parts image', async () => {
     const { completion } = await provider.chat(call({ modalities: ['text', 'image'] }, false, 'gemini-2.5-flash-image'));
     expect(completion.choices[0]!.message.content_parts?.some((p) => p.type === 'image')).toStrictEqual(true);

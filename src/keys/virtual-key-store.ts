@@ -1,0 +1,466 @@
+/**
+ * Virtual keys: provider credentials stored once under a slug, so clients say `@slug` and never
+ * hold the key. Two modes, chosen at startup:
+ *
+ * - Writable (default): `{dataDir}/virtual-keys.enc`, the whole key list encrypted with
+ *   AES-256-GCM. The 32-byte master key comes from `SIDEGATE_MASTER_KEY` (base64 or hex), else
+ *   from `{dataDir}/master.key`, generated on first use with mode 0600. Every change is written
+ *   atomically (temp file, fsync, rename), so a crash never leaves a torn or empty store.
+ * - Read-only (`SIDEGATE_VIRTUAL_KEYS_FILE`): a plaintext JSON array
+ *   `[{"slug","provider","api_key","custom_host"?}]`, typically a mounted Kubernetes Secret
+ *   (the Secret protects it). Reloaded when it changes; a bad reload keeps the previous keys.
+ *
+ * In both modes the file is watched (fs.watch on its directory, since Secrets are updated by a
+ * symlink swap, plus an unref'd poll), so a `sidegate keys add` shows up in a running gateway.
+ * Secrets leave this module only through `get()`; `list()` shows at most the last 4 characters.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
+import type { ProviderName } from '../providers/provider.js';
+import { writeFileAtomic } from './write-file-atomic.js';
+
+/** A startup problem with the key store (bad master key, unreadable or undecryptable file). */
+export class VirtualKeyStoreError extends Error {}
+
+/** What `add` takes (the admin route's body and the CLI's fields). */
+export interface VirtualKeyInput {
+  slug: string;
+  provider: ProviderName;
+  api_key: string;
+  custom_host?: string | undefined;
+}
+
+/** What `list` shows: never the secret. */
+export interface VirtualKeyInfo {
+  slug: string;
+  provider: ProviderName;
+  custom_host?: string;
+  created_at: string;
+  /** `…` plus the key's last 4 characters, only for keys long enough that this reveals little. */
+  key_hint?: string;
+}
+
+/** A resolved key, for routing only; `apiKey` goes nowhere but to its provider. */
+export interface VirtualKey {
+  slug: string;
+  provider: ProviderName;
+  apiKey: string;
+  customHost?: string;
+}
+
+export interface VirtualKeyStore {
+  /** True when keys come from `SIDEGATE_VIRTUAL_KEYS_FILE`; `add`/`remove` then throw 409. */
+  readonly readOnly: boolean;
+  /** Validates (400 with `param`), refuses a duplicate slug (409), persists, returns the listing. */
+  add(input: unknown): Promise<VirtualKeyInfo>;
+  list(): VirtualKeyInfo[];
+  /** Throws `NotFoundError` (404) for an unknown slug. */
+  remove(slug: string): Promise<void>;
+  get(slug: string): VirtualKey | undefined;
+  /** Re-reads the file now (also done automatically when it changes). */
+  reload(): Promise<void>;
+  /** Stops watching. */
+  close(): void;
+}
+
+export interface VirtualKeyStoreSettings {
+  dataDir: string;
+  /** `SIDEGATE_MASTER_KEY`: 32 bytes, base64 (44 chars) or hex (64 chars). */
+  masterKey?: string | undefined;
+  /** `SIDEGATE_VIRTUAL_KEYS_FILE`: read-only mode. */
+  keysFile?: string | undefined;
+  /** Poll fallback for change detection. Default 10 s. */
+  pollIntervalMs?: number;
+  logger?: { warn(message: string): void };
+  /** Called after each reload attempt that found changed contents. */
+  onReload?: (result: { ok: true } | { ok: false; error: string }) => void;
+  /** Injected for crash tests. */
+  writeFileAtomic?: typeof writeFileAtomic;
+}
+
+export const STORE_FILE = 'virtual-keys.enc';
+export const MASTER_KEY_FILE = 'master.key';
+
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const VirtualKeyInputSchema = z.strictObject({
+  slug: z.string().regex(SLUG, 'slug: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+  provider: z.enum(['google', 'openai']),
+  api_key: z
+    .string()
+    .min(1, 'api_key is empty')
+    .max(8192)
+    .regex(/^[\x21-\x7e]+$/, 'api_key must be printable ASCII without spaces'),
+  custom_host: z.url({ protocol: /^https?$/, error: 'custom_host must be an http(s) URL' }).optional(),
+});
+
+interface StoredKey {
+  slug: string;
+  provider: ProviderName;
+  api_key: string;
+  custom_host?: string;
+  created_at: string;
+}
+
+/** Builds the store the settings ask for. Throws `VirtualKeyStoreError` on a startup problem. */
+export async function virtualKeyStoreFromSettings(settings: VirtualKeyStoreSettings): Promise<VirtualKeyStore> {
+  const log = settings.logger ?? { warn: (m: string) => console.warn(m) };
+  if (settings.keysFile !== undefined) {
+    const file = settings.keysFile;
+    const source: KeySource = {
+      readOnly: true,
+      file,
+      async load(raw) {
+        const mtime = (await stat(file)).mtime.toISOString();
+        return parseKeysFile(raw, mtime);
+      },
+    };
+    return openStore(source, settings, log);
+  }
+  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  const masterKey =
+    settings.masterKey !== undefined ? parseMasterKey(settings.masterKey) : await loadOrCreateKeyFile(join(settings.dataDir, MASTER_KEY_FILE));
+  const file = join(settings.dataDir, STORE_FILE);
+  const write = settings.writeFileAtomic ?? writeFileAtomic;
+  const source: KeySource = {
+    readOnly: false,
+    file,
+    load: async (raw) => decryptStore(raw, masterKey),
+    save: (keys) => write(file, encryptStore(keys, masterKey), { mode: 0o600 }),
+  };
+  return openStore(source, settings, log);
+}
+
+interface KeySource {
+  readOnly: boolean;
+  file: string;
+  /** Parses raw file contents; throws with a message safe to log (never a key). */
+  load(raw: string): Promise<StoredKey[]>;
+  save?(keys: StoredKey[]): Promise<void>;
+}
+
+async function openStore(
+  source: KeySource,
+  settings: VirtualKeyStoreSettings,
+  log: { warn(message: string): void },
+): Promise<VirtualKeyStore> {
+  let keys = new Map<string, StoredKey>();
+  let lastRaw: string | undefined;
+
+  const readRaw = async (): Promise<string | undefined> => {
+    try {
+      return await readFile(source.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !source.readOnly) return undefined;
+      throw new VirtualKeyStoreError(`cannot read ${source.file}: ${(err as Error).message}`);
+    }
+  };
+
+  const loadFromDisk = async (): Promise<{ raw: string | undefined; list: StoredKey[] }> => {
+    const raw = await readRaw();
+    return { raw, list: raw === undefined ? [] : await source.load(raw) };
+  };
+
+  // Startup: any problem is fatal, naming the file.
+  try {
+    const initial = await loadFromDisk();
+    keys = toMap(initial.list);
+    lastRaw = initial.raw;
+  } catch (err) {
+    if (err instanceof VirtualKeyStoreError) throw err;
+    throw new VirtualKeyStoreError(`${source.file}: ${(err as Error).message}`);
+  }
+
+  let reloading: Promise<void> | undefined;
+  let rerun = false;
+  let lastBadRaw: string | undefined;
+  const reload = (): Promise<void> => {
+    if (reloading) {
+      // A change may have landed after the running reload read the file: read once more after it.
+      rerun = true;
+      return reloading;
+    }
+    reloading = (async () => {
+      try {
+        const raw = await readRaw();
+        if (raw === lastRaw || raw === lastBadRaw) return;
+        try {
+          const list = raw === undefined ? [] : await source.load(raw);
+          keys = toMap(list);
+          lastRaw = raw;
+          lastBadRaw = undefined;
+          settings.onReload?.({ ok: true });
+        } catch (err) {
+          lastBadRaw = raw;
+          const message = `virtual keys: ignoring invalid ${source.file} (keeping the ${keys.size} previous keys): ${(err as Error).message}`;
+          log.warn(message);
+          settings.onReload?.({ ok: false, error: message });
+        }
+      } catch (err) {
+        // Mid-swap a Secret's file can be briefly missing; the next event or poll retries.
+        log.warn(`virtual keys: ${(err as Error).message}`);
+      } finally {
+        reloading = undefined;
+        if (rerun) {
+          rerun = false;
+          void reload();
+        }
+      }
+    })();
+    return reloading;
+  };
+
+  const stopWatching = watchForChanges(source.file, () => void reload(), settings.pollIntervalMs ?? 10_000);
+
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Serializes writes; each reads the file first so a concurrent CLI change is not lost. */
+  const mutate = <T>(change: (current: Map<string, StoredKey>) => T): Promise<T> => {
+    const run = queue.then(async () => {
+      if (source.readOnly || !source.save) {
+        throw new InvalidRequestError('virtual keys are read-only here (loaded from SIDEGATE_VIRTUAL_KEYS_FILE)', {
+          status: 409,
+          code: 'virtual_keys_read_only',
+        });
+      }
+      const current = toMap((await loadFromDisk()).list);
+      const result = change(current);
+      const list = [...current.values()];
+      await source.save(list);
+      keys = current;
+      lastRaw = await readRaw();
+      return result;
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  return {
+    readOnly: source.readOnly,
+    async add(input) {
+      const parsed = VirtualKeyInputSchema.safeParse(input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const param = issue.code === 'unrecognized_keys' ? issue.keys[0]! : issue.path.map(String).join('.') || null;
+        throw new InvalidRequestError(`invalid virtual key: ${issue.code === 'unrecognized_keys' ? `unknown field ${param}` : issue.message}`, {
+          param,
+          code: 'invalid_virtual_key',
+        });
+      }
+      const value = parsed.data;
+      return mutate((current) => {
+        if (current.has(value.slug)) {
+          throw new InvalidRequestError(`virtual key ${value.slug} already exists; remove it first`, {
+            status: 409,
+            param: 'slug',
+            code: 'virtual_key_exists',
+          });
+        }
+        const stored: StoredKey = {
+          slug: value.slug,
+          provider: value.provider,
+          api_key: value.api_key,
+          ...(value.custom_host !== undefined ? { custom_host: value.custom_host } : {}),
+          created_at: new Date().toISOString(),
+        };
+        current.set(value.slug, stored);
+        return toInfo(stored);
+      });
+    },
+    list() {
+      return [...keys.values()].map(toInfo).sort((a, b) => a.slug.localeCompare(b.slug));
+    },
+    async remove(slug) {
+      await mutate((current) => {
+        if (!current.delete(slug)) throw new NotFoundError(`no virtual key ${slug}`, { param: 'slug', code: 'virtual_key_not_found' });
+      });
+    },
+    get(slug) {
+      const k = keys.get(slug);
+      if (!k) return undefined;
+      return { slug: k.slug, provider: k.provider, apiKey: k.api_key, ...(k.custom_host !== undefined ? { customHost: k.custom_host } : {}) };
+    },
+    reload,
+    close: stopWatching,
+  };
+}
+
+function toMap(list: readonly StoredKey[]): Map<string, StoredKey> {
+  return new Map(list.map((k) => [k.slug, k]));
+}
+
+function toInfo(k: StoredKey): VirtualKeyInfo {
+  return {
+    slug: k.slug,
+    provider: k.provider,
+    ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
+    created_at: k.created_at,
+    ...(k.api_key.length >= 16 ? { key_hint: `…${k.api_key.slice(-4)}` } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read-only file
+
+const KeysFileSchema = z.array(VirtualKeyInputSchema);
+
+/** Parses the plaintext keys file. Errors name the entry and field, never a value. */
+export function parseKeysFile(raw: string, createdAt: string): StoredKey[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new Error('not valid JSON (expected [{"slug","provider","api_key","custom_host"?}])');
+  }
+  const parsed = KeysFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? issue.keys : [])].join('.');
+    throw new Error(`${path || 'top level'}: ${issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message}`);
+  }
+  const seen = new Set<string>();
+  return parsed.data.map((k, i) => {
+    if (seen.has(k.slug)) throw new Error(`${i}.slug: duplicate slug ${k.slug}`);
+    seen.add(k.slug);
+    return {
+      slug: k.slug,
+      provider: k.provider,
+      api_key: k.api_key,
+      ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
+      created_at: createdAt,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encryption
+
+const STORE_FORMAT = 'sidegate-virtual-keys';
+const AAD = Buffer.from('sidegate-virtual-keys-v1');
+
+const EncryptedFileSchema = z.object({
+  format: z.literal(STORE_FORMAT),
+  version: z.literal(1),
+  iv: z.string(),
+  tag: z.string(),
+  ciphertext: z.string(),
+});
+
+const StoredKeysSchema = z.object({
+  keys: z.array(
+    z.object({
+      slug: z.string(),
+      provider: z.enum(['google', 'openai']),
+      api_key: z.string(),
+      custom_host: z.string().optional(),
+      created_at: z.string(),
+    }),
+  ),
+});
+
+function encryptStore(keys: readonly StoredKey[], masterKey: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
+  cipher.setAAD(AAD);
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify({ keys }), 'utf8'), cipher.final()]);
+  return `${JSON.stringify({
+    format: STORE_FORMAT,
+    version: 1,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    ciphertext: ciphertext.toString('base64'),
+  })}\n`;
+}
+
+async function decryptStore(raw: string, masterKey: Buffer): Promise<StoredKey[]> {
+  let envelope: z.infer<typeof EncryptedFileSchema>;
+  try {
+    envelope = EncryptedFileSchema.parse(JSON.parse(raw));
+  } catch {
+    throw new Error('not a sidegate virtual-key store');
+  }
+  let plaintext: string;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(envelope.iv, 'base64'));
+    decipher.setAAD(AAD);
+    decipher.setAuthTag(Buffer.from(envelope.tag, 'base64'));
+    plaintext = Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]).toString('utf8');
+  } catch {
+    throw new Error('cannot decrypt with this master key (was SIDEGATE_MASTER_KEY or master.key changed?)');
+  }
+  return StoredKeysSchema.parse(JSON.parse(plaintext)).keys.map((k) => ({
+    slug: k.slug,
+    provider: k.provider,
+    api_key: k.api_key,
+    ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
+    created_at: k.created_at,
+  }));
+}
+
+/** Decodes `SIDEGATE_MASTER_KEY`: 64 hex characters, or base64 / base64url of 32 bytes. */
+export function parseMasterKey(value: string): Buffer {
+  const v = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(v)) {
+    const key = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
+    if (key.length === 32) return key;
+  }
+  throw new VirtualKeyStoreError(
+    'SIDEGATE_MASTER_KEY must be 32 random bytes as 64 hex characters or 44 base64 characters (e.g. `openssl rand -base64 32`)',
+  );
+}
+
+async function loadOrCreateKeyFile(path: string): Promise<Buffer> {
+  try {
+    await writeFile(path, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new VirtualKeyStoreError(`cannot create master key file ${path}: ${(err as Error).message}`);
+    }
+  }
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new VirtualKeyStoreError(`cannot read master key file ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return parseMasterKey(text);
+  } catch {
+    throw new VirtualKeyStoreError(`master key file ${path} does not hold a 32-byte base64 or hex key`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Change detection
+
+function watchForChanges(file: string, onChange: () => void, pollMs: number): () => void {
+  let debounce: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (debounce) return;
+    debounce = setTimeout(() => {
+      debounce = undefined;
+      onChange();
+    }, 50);
+    debounce.unref();
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    // The directory, not the file: a Secret update swaps the `..data` symlink and a rename
+    // replaces the inode, neither of which a watch on the old file would see.
+    watcher = watch(dirname(file), { persistent: false }, schedule);
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    /* the poll still runs */
+  }
+  const poll = setInterval(onChange, pollMs);
+  poll.unref();
+  return () => {
+    watcher?.close();
+    clearInterval(poll);
+    if (debounce) clearTimeout(debounce);
+  };
+}

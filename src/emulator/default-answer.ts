@@ -1,6 +1,6 @@
 // The deterministic answer the emulator gives when no reply is scripted. Pure: the same request
-// and model always give the same parts and counts. Rules (documented in README of the emulator,
-// index.ts doc comment):
+// and model always give the same parts and counts (responseId and signatures aside). Rules
+// (summarised in index.ts):
 //  - text: `Echo: <last user text>` where the last user content's text parts are joined by " " and
 //    media parts appear as `[inlineData <mime>]` / `[fileData <mime> <uri>]`; after a function-response
 //    turn: `Function results: <name> returned <json>; …`; with responseMimeType application/json the

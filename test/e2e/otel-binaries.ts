@@ -53,12 +53,18 @@ export interface RunningProcess {
 }
 
 /** Starts `binary --config <file>` with the given YAML written to a temp dir; waits for `healthUrl`. */
-export async function runWithConfig(binary: string, name: string, yaml: string, healthUrl: string): Promise<RunningProcess> {
+export async function runWithConfig(
+  binary: string,
+  name: string,
+  yaml: string,
+  healthUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningProcess> {
   const dir = mkdtempSync(join(tmpdir(), `sidegate-${name}-`));
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, yaml);
   // Jaeger's own tracer reads OTEL_* (it is off in our config; keep our variables away anyway).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_'))), ...extraEnv };
   const child = spawn(binary, ['--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let log = '';
   child.stdout?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));

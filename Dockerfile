@@ -1,0 +1,31 @@
+# sidegate gateway image. Built by docker-compose.yml; not buildable on the project's machines
+# (no Docker engine there), so it is checked offline only: see test/e2e/deploy-files.test.ts.
+# syntax=docker/dockerfile:1
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `prepare` runs the TypeScript build, which needs the sources: install without scripts first.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    SIDEGATE_HOST=0.0.0.0 \
+    SIDEGATE_PORT=8787 \
+    OTEL_SERVICE_NAME=sidegate
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY otel-collector.yaml ./
+USER node
+EXPOSE 8787
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SIDEGATE_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM drains in-flight requests and flushes spans (see src/server/start.ts).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["serve"]

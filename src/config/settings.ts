@@ -65,7 +65,8 @@ const fields = {
 } as const;
 
 type Fields = typeof fields;
-export type Settings = { [K in keyof Fields]: z.output<Fields[K]['schema']> } & {
+type Mutable<T> = T extends readonly (infer U)[] ? U[] : T;
+export type Settings = { -readonly [K in keyof Fields]: Mutable<z.output<Fields[K]['schema']>> } & {
   /** True when no gateway key was configured and one was generated for this run. */
   generatedApiKey: boolean;
 };
@@ -107,7 +108,7 @@ export function settingsWithDefaults(partial: Partial<Settings> = {}): Settings 
   return { ...base, apiKeys: [], generatedApiKey: false, ...partial };
 }
 
-const KNOWN_FLAGS = new Set(Object.values(fields).flatMap((f) => (f.flag ? [f.flag] : [])));
+const KNOWN_FLAGS = new Set<string>(Object.values(fields).flatMap((f) => (f.flag ? [f.flag] : [])));
 
 function parseFlags(argv: readonly string[]): Map<string, string> {
   const flags = new Map<string, string>();

@@ -2,7 +2,11 @@
  * The core path through real HTTP: official `openai` SDK → gateway → Gemini emulator. Asserts what
  * the client got and the exact request the emulator received.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGateway } from '../../src/server/start.js';
 import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -217,18 +221,38 @@ describe('streaming chat completions', () => {
   });
 
   it('relays each chunk as it arrives, before upstream has finished', async () => {
-    h.emulator.enqueue({
-      chunks: [chunk([{ text: 'first' }]), { ...chunk([{ text: ' second' }], { finishReason: 'STOP' }), delayMs: 1500 }],
+    // An upstream that sends the second chunk only after the client has seen the first: a gateway
+    // that buffered the answer would never deliver the first, and the test would time out.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const upstream = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk([{ text: 'first' }]).data)}\r\n\r\n`);
+      void released.then(() => res.end(`data: ${JSON.stringify(chunk([{ text: ' second' }], { finishReason: 'STOP' }).data)}\r\n\r\n`));
     });
-    const stream = await h.client.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }], stream: true });
-    const iterator = stream[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    // The second upstream chunk is still 1.5 s away; the first must already be here.
-    expect(h.emulator.requests).toHaveLength(1);
-    expect(first.value?.choices[0]?.delta.content).toBe('first');
-    const rest = [];
-    for (let r = await iterator.next(); !r.done; r = await iterator.next()) rest.push(r.value);
-    expect(rest.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(' second');
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const gw = await startGateway(
+      { port: 0, geminiBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, apiKeys: [GATEWAY_KEY] },
+      { log: () => {} },
+    );
+    try {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: PROVIDER_KEY, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google' } });
+      const stream = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }], stream: true });
+      const iterator = stream[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      expect(first.value?.choices[0]?.delta.content).toBe('first');
+      release();
+      const rest = [];
+      for (let r = await iterator.next(); !r.done; r = await iterator.next()) rest.push(r.value);
+      expect(rest.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(' second');
+      expect(rest.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    } finally {
+      release();
+      await gw.close();
+      upstream.closeAllConnections();
+      await new Promise<void>((r) => upstream.close(() => r()));
+    }
   });
 
   it.each([

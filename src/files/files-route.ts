@@ -41,6 +41,19 @@ const FILE_ID = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const MULTIPART_SLACK = 64 * 1024;
 const PURPOSE_MEMORY = 10_000;
 
+function checkPurpose(purpose: string | undefined): OpenAIFilePurpose {
+  if (purpose === undefined || purpose === '') {
+    throw new InvalidRequestError('missing the part "purpose" (e.g. "user_data")', { param: 'purpose', code: 'missing_purpose' });
+  }
+  if (!PURPOSES.has(purpose)) {
+    throw new InvalidRequestError(`purpose ${JSON.stringify(purpose.slice(0, 64))} is not one of ${[...PURPOSES].join(', ')}`, {
+      param: 'purpose',
+      code: 'invalid_purpose',
+    });
+  }
+  return purpose as OpenAIFilePurpose;
+}
+
 export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
   const client = deps.filesClient ?? createGeminiFilesClient({ timeoutMs: deps.settings.upstreamTimeoutMs });
   const maxFileBytes = deps.maxFileBytes ?? (deps.settings as Settings & { maxFileBytes?: number }).maxFileBytes ?? 2 * GiB;
@@ -63,17 +76,9 @@ export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
       ...(deps.tmpDir !== undefined ? { tmpDir: deps.tmpDir } : {}),
     });
     const { part, filename, mimeType } = form.file;
+    let answer: ReturnType<typeof toOpenAIFile>;
     try {
-      const purpose = form.fields.purpose;
-      if (purpose === undefined || purpose === '') {
-        throw new InvalidRequestError('missing the part "purpose" (e.g. "user_data")', { param: 'purpose', code: 'missing_purpose' });
-      }
-      if (!PURPOSES.has(purpose)) {
-        throw new InvalidRequestError(`purpose ${JSON.stringify(purpose.slice(0, 64))} is not one of ${[...PURPOSES].join(', ')}`, {
-          param: 'purpose',
-          code: 'invalid_purpose',
-        });
-      }
+      const purpose = checkPurpose(form.fields.purpose);
       if (part.size === 0) throw new InvalidRequestError('file is empty', { param: 'file', code: 'empty_file' });
 
       // A client that goes away cancels the upstream upload instead of finishing it for no one.
@@ -91,15 +96,16 @@ export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
           body: part.open(),
           signal: abort.signal,
         });
-        const id = fileIdFromName(file.name);
-        remember(id, purpose as OpenAIFilePurpose);
-        sendJson(res, 200, toOpenAIFile(file, { baseUrl: credential.baseUrl, purpose: purpose as OpenAIFilePurpose }));
+        remember(fileIdFromName(file.name), purpose);
+        answer = toOpenAIFile(file, { baseUrl: credential.baseUrl, purpose });
       } finally {
         res.off('close', onClose);
       }
     } finally {
+      // Before answering, so a temp file never outlives the request the client saw end.
       await part.cleanup();
     }
+    sendJson(res, 200, answer);
   }
 
   async function get(req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> {

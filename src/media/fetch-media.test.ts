@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../errors.js';
+import { ClientAbortError, InvalidRequestError } from '../errors.js';
 import { createMediaFetcher, type MediaFetcherOptions } from './fetch-media.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -244,5 +244,19 @@ describe('createMediaFetcher: fetching', () => {
       code: 'media_fetch_timeout',
       status: 400,
     });
+  });
+
+  it("stops when the caller's signal aborts", async () => {
+    const fetchMedia = createMediaFetcher({ allowHosts: ['127.0.0.1'] });
+    const caller = new AbortController();
+    const pending = fetchMedia(`${base}/hang`, caller.signal);
+    setTimeout(() => caller.abort(), 50);
+    await expect(pending).rejects.toBeInstanceOf(ClientAbortError);
+  });
+
+  it('gives up on DNS that never answers once the deadline passes', async () => {
+    const lookup = (() => undefined) as unknown as NonNullable<MediaFetcherOptions['lookup']>;
+    const fetchMedia = createMediaFetcher({ lookup, timeoutMs: 100 });
+    expect((await refusal(fetchMedia('https://slow-dns.test/a.png'))).code).toBe('media_fetch_timeout');
   });
 });

@@ -18,7 +18,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
-import { InvalidRequestError } from '../errors.js';
+import { ClientAbortError, InvalidRequestError } from '../errors.js';
 import { classifyAddress } from './classify-address.js';
 import { normalizeMediaMimeType } from './mime-types.js';
 
@@ -43,7 +43,8 @@ export interface FetchedMedia {
   data: string;
 }
 
-export type MediaFetcher = (url: string) => Promise<FetchedMedia>;
+/** `signal` (optional) cancels the fetch when the caller's request ends; it then rejects with `ClientAbortError`. */
+export type MediaFetcher = (url: string, signal?: AbortSignal) => Promise<FetchedMedia>;
 
 const MiB = 1024 * 1024;
 const MAX_REDIRECTS = 3;
@@ -94,18 +95,22 @@ export function createMediaFetcher(options: MediaFetcherOptions = {}): MediaFetc
     return addresses[0]!;
   }
 
-  return async function fetchMedia(rawUrl: string): Promise<FetchedMedia> {
+  return async function fetchMedia(rawUrl: string, signal?: AbortSignal): Promise<FetchedMedia> {
     let url = parseMediaUrl(rawUrl);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutMs);
     timer.unref();
+    const onCallerAbort = () => abort.abort();
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (signal?.aborted) abort.abort();
+    const stopped = (): Error => (signal?.aborted ? new ClientAbortError() : timeoutError(timeoutMs));
     try {
       for (let hop = 0; ; hop++) {
-        const pinned = await checkedAddress(url);
-        if (abort.signal.aborted) throw timeoutError(timeoutMs);
+        // DNS has its own, longer timeouts; the deadline and the caller's cancel win over it.
+        const pinned = await untilAborted(checkedAddress(url), abort.signal, stopped);
         const agent = new Agent({ connect: { lookup: pinnedLookup(pinned), autoSelectFamily: false }, connections: 1, pipelining: 0 });
         try {
-          const response = await send(url, agent, abort.signal, timeoutMs);
+          const response = await send(url, agent, abort.signal, stopped);
           const location = response.headers.location;
           if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
             response.body.resume();
@@ -113,18 +118,19 @@ export function createMediaFetcher(options: MediaFetcherOptions = {}): MediaFetc
             url = parseMediaUrl(new URL(location, url).href);
             continue;
           }
-          return await readMedia(response, url, maxBytes, abort.signal, timeoutMs);
+          return await readMedia(response, url, maxBytes, abort.signal, stopped);
         } finally {
           agent.destroy().catch(() => undefined);
         }
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
     }
   };
 }
 
-async function send(url: URL, agent: Agent, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+async function send(url: URL, agent: Agent, signal: AbortSignal, stopped: () => Error): Promise<Dispatcher.ResponseData> {
   try {
     return await request(url, {
       method: 'GET',
@@ -133,7 +139,7 @@ async function send(url: URL, agent: Agent, signal: AbortSignal, timeoutMs: numb
       headers: { accept: 'image/*, audio/*, video/*, application/pdf, text/*;q=0.5', 'user-agent': 'sidegate-media-fetcher' },
     });
   } catch (err) {
-    if (signal.aborted) throw timeoutError(timeoutMs);
+    if (signal.aborted) throw stopped();
     throw refuse(`media URL ${url.host} could not be fetched (${(err as { code?: string }).code ?? 'connection failed'})`, 'media_fetch_failed');
   }
 }
@@ -143,7 +149,7 @@ async function readMedia(
   url: URL,
   maxBytes: number,
   signal: AbortSignal,
-  timeoutMs: number,
+  stopped: () => Error,
 ): Promise<FetchedMedia> {
   const { statusCode, headers, body } = response;
   if (statusCode < 200 || statusCode > 299) {
@@ -174,10 +180,28 @@ async function readMedia(
     }
   } catch (err) {
     if (err instanceof InvalidRequestError) throw err;
-    if (signal.aborted) throw timeoutError(timeoutMs);
+    if (signal.aborted) throw stopped();
     throw refuse(`media URL ${url.host} closed the connection before the body ended`, 'media_fetch_failed');
   }
   return { mimeType, data: Buffer.concat(chunks, size).toString('base64') };
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, stopped: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(stopped());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */

@@ -1,0 +1,283 @@
+/**
+ * The OpenAI-compatible `Provider` (`provider: openai`): any endpoint speaking chat completions
+ * (OpenAI, vLLM, Ollama, LiteLLM, …) so a fallback can leave Gemini. The request passes through
+ * untranslated (`prepare-openai-body.ts` only applies overrides and drops sidegate's own fields);
+ * the answer passes back as is. The only file here that does I/O: undici `request` over a
+ * keep-alive dispatcher (DESIGN Decision 14), both injectable.
+ *
+ * Same failure semantics as the Gemini provider: the per-attempt timeout runs until response
+ * headers arrive (Decision 6) → 504 `timeout`; refused/reset/dropped connections → 502
+ * `connection_error`; upstream error statuses and messages pass through with `Retry-After`;
+ * a client abort → `ClientAbortError` and the upstream call is aborted. The key goes only in
+ * `Authorization`, only to `target.baseUrl`.
+ */
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
+import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
+import { parseOpenAIError, scrubKeys } from './openai-errors.js';
+import { SseDataParser } from './parse-sse.js';
+import { prepareOpenAIBody } from './prepare-openai-body.js';
+
+export interface OpenAIProviderOptions {
+  /** Keep-alive dispatcher; default an undici `Agent` owned (and closed) by this provider. */
+  dispatcher?: Dispatcher;
+  /** undici's `request` by default; tests may wrap it. */
+  request?: typeof undiciRequest;
+}
+
+export interface OpenAIProvider extends Provider {
+  /** Closes the dispatcher this provider created (not one passed in). */
+  close(): Promise<void>;
+}
+
+/** `{baseUrl}/v1/chat/completions`; a base URL that already ends in `/v1` is not doubled. */
+export function chatCompletionsUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  return `${base.endsWith('/v1') ? base : `${base}/v1`}/chat/completions`;
+}
+
+/** Abort wiring of one attempt: the client's signal plus the timeout until headers. */
+class AttemptControl {
+  readonly controller = new AbortController();
+  private timedOut = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onClientAbort = (): void => this.controller.abort();
+
+  constructor(
+    private readonly clientSignal: AbortSignal,
+    private readonly timeoutMs: number,
+  ) {
+    if (clientSignal.aborted) this.controller.abort();
+    else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.controller.abort();
+      }, timeoutMs);
+      this.timer.unref();
+    }
+  }
+
+  headersArrived(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.headersArrived();
+    this.clientSignal.removeEventListener('abort', this.onClientAbort);
+  }
+
+  toError(err: unknown, phase: 'connect' | 'body'): Error {
+    if (err instanceof GatewayError || err instanceof ClientAbortError) return err;
+    if (this.clientSignal.aborted) return new ClientAbortError();
+    if (this.timedOut) {
+      return new UpstreamError(`upstream did not answer within ${this.timeoutMs} ms`, { status: 504, reason: 'timeout' });
+    }
+    const code = (err as { code?: unknown })?.code;
+    const detail = typeof code === 'string' ? ` (${code})` : '';
+    return new UpstreamError(
+      phase === 'connect'
+        ? `the upstream connection failed before an answer${detail}`
+        : `the upstream connection dropped before the answer was complete${detail}`,
+      { status: 502, reason: 'connection_error', cause: err },
+    );
+  }
+}
+
+const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenAIProvider {
+  const ownDispatcher = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const send = options.request ?? undiciRequest;
+
+  async function open(call: ProviderCall, stream: boolean) {
+    const { target } = call;
+    const prepared = prepareOpenAIBody(call.request, target, stream);
+    const control = new AttemptControl(call.signal, target.timeoutMs);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await send(chatCompletionsUrl(target.baseUrl), {
+        method: 'POST',
+        headers: {
+          ...call.traceHeaders,
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+          authorization: `Bearer ${target.apiKey}`,
+        },
+        body: JSON.stringify(prepared.body),
+        signal: control.controller.signal,
+        dispatcher,
+      });
+    } catch (err) {
+      control.dispose();
+      throw control.toError(err, 'connect');
+    }
+    control.headersArrived();
+    if (res.statusCode >= 300) {
+      try {
+        let text = '';
+        try {
+          text = await res.body.text();
+        } catch {
+          // the status alone is still worth reporting
+        }
+        throw parseOpenAIError(res.statusCode, text, {
+          retryAfterHeader: header(res.headers['retry-after']),
+          retryAfterMsHeader: header(res.headers['retry-after-ms']),
+          apiKey: target.apiKey,
+        });
+      } finally {
+        control.dispose();
+      }
+    }
+    return { res, control, prepared };
+  }
+
+  async function chat(call: ProviderCall): Promise<ChatResult> {
+    const { res, control, prepared } = await open(call, false);
+    try {
+      let json: unknown;
+      try {
+        json = await res.body.json();
+      } catch (err) {
+        if (err instanceof SyntaxError) throw invalidResponse('upstream sent a body that is not JSON');
+        throw control.toError(err, 'body');
+      }
+      if (typeof json !== 'object' || json === null || !Array.isArray((json as { choices?: unknown }).choices)) {
+        throw invalidResponse('upstream answer has no choices');
+      }
+      const completion = json as ChatCompletion;
+      const outcome: CallOutcome = {
+        ...(typeof completion.id === 'string' ? { responseId: completion.id } : {}),
+        ...(typeof completion.model === 'string' ? { responseModel: completion.model } : {}),
+        finishReasons: completion.choices.flatMap((c) => (typeof c?.finish_reason === 'string' ? [c.finish_reason] : [])),
+        ...usageOf(completion.usage),
+        warnings: prepared.warnings,
+      };
+      return { status: 200, completion, outcome };
+    } catch (err) {
+      throw control.toError(err, 'body');
+    } finally {
+      control.dispose();
+    }
+  }
+
+  async function chatStream(call: ProviderCall): Promise<StreamResult> {
+    const { res, control, prepared } = await open(call, true);
+    const outcome: CallOutcome = { finishReasons: [], warnings: prepared.warnings };
+    const finishReasons = new Map<number, string>();
+
+    const handle = (payload: string): ChatCompletionChunk | 'done' | undefined => {
+      if (payload.trim() === '[DONE]') return 'done';
+      let json: unknown;
+      try {
+        json = JSON.parse(payload);
+      } catch {
+        throw invalidResponse('upstream sent a stream event that is not JSON');
+      }
+      if (typeof json !== 'object' || json === null) throw invalidResponse('upstream sent a stream event that is not an object');
+      const error = (json as { error?: { message?: unknown; code?: unknown } }).error;
+      if (error !== undefined && error !== null) {
+        const message = typeof error.message === 'string' ? error.message : 'upstream failed mid-stream';
+        throw new UpstreamError(scrubKeys(message, call.target.apiKey), {
+          status: 502,
+          reason: 'stream_error',
+          code: typeof error.code === 'string' ? error.code : null,
+        });
+      }
+      const chunk = json as ChatCompletionChunk;
+      if (typeof chunk.id === 'string') outcome.responseId = chunk.id;
+      if (typeof chunk.model === 'string') outcome.responseModel = chunk.model;
+      for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+        if (typeof choice?.finish_reason === 'string') finishReasons.set(choice.index ?? 0, choice.finish_reason);
+      }
+      if (chunk.usage) Object.assign(outcome, usageOf(chunk.usage));
+      if (prepared.clientWantsStreamUsage) return chunk;
+      // We asked for usage on the client's behalf: drop the usage-only chunk and the field.
+      if (Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage) return undefined;
+      if ('usage' in chunk) {
+        const { usage: _usage, ...rest } = chunk;
+        return rest;
+      }
+      return chunk;
+    };
+
+    async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
+      const parser = new SseDataParser();
+      const decoder = new TextDecoder();
+      let completed = false;
+      try {
+        let done = false;
+        const events = async function* (): AsyncGenerator<string> {
+          try {
+            for await (const piece of res.body) yield* parser.push(decoder.decode(piece as Buffer, { stream: true }));
+          } catch (err) {
+            throw control.toError(err, 'body');
+          }
+          yield* parser.push(decoder.decode());
+          yield* parser.end();
+        };
+        for await (const payload of events()) {
+          const result = handle(payload);
+          if (result === 'done') {
+            done = true;
+            break;
+          }
+          if (result !== undefined) yield result;
+        }
+        if (!done && finishReasons.size === 0) {
+          throw new UpstreamError('the upstream stream ended before it was complete', { status: 502, reason: 'connection_error' });
+        }
+        completed = true;
+      } finally {
+        outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+        if (!completed) {
+          // The client went away (return()) or the stream failed: stop reading upstream.
+          control.controller.abort();
+          res.body.destroy();
+        }
+        control.dispose();
+      }
+    }
+
+    return { status: 200, chunks: chunks(), outcome: () => outcome };
+  }
+
+  return {
+    name: 'openai',
+    telemetryName: 'openai',
+    operationName: 'chat',
+    chat,
+    chatStream,
+    async close() {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}
+
+function invalidResponse(message: string): UpstreamError {
+  return new UpstreamError(message, { status: 502, reason: 'invalid_response' });
+}
+
+function usageOf(usage: unknown): { usage?: NormalizedUsage } {
+  if (typeof usage !== 'object' || usage === null) return {};
+  const u = usage as {
+    prompt_tokens?: unknown;
+    completion_tokens?: unknown;
+    prompt_tokens_details?: { cached_tokens?: unknown } | null;
+    completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+  };
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    usage: {
+      inputTokens: n(u.prompt_tokens),
+      outputTokens: n(u.completion_tokens),
+      reasoningTokens: n(u.completion_tokens_details?.reasoning_tokens),
+      cachedInputTokens: n(u.prompt_tokens_details?.cached_tokens),
+    },
+  };
+}
+

@@ -1,0 +1,62 @@
+/**
+ * The body sent to an OpenAI-compatible upstream: the client's request passed through, with the
+ * target's overrides applied and sidegate's own non-OpenAI fields removed (an OpenAI endpoint
+ * refuses unknown arguments). Pure; never mutates the request, so it is safe to rerun per attempt.
+ */
+import type { ChatCompletionRequest } from '../../openai/chat-request.js';
+import type { Target } from '../provider.js';
+
+export interface PreparedBody {
+  body: Record<string, unknown>;
+  /** Model actually requested upstream. */
+  model: string;
+  /** True when the client asked for usage in the stream (else we ask for it and drop it). */
+  clientWantsStreamUsage: boolean;
+  warnings: string[];
+}
+
+export function prepareOpenAIBody(request: ChatCompletionRequest, target: Target, stream: boolean): PreparedBody {
+  const warnings: string[] = [];
+  const merged: Record<string, unknown> = { ...request, ...(target.overrideParams ?? {}) };
+  const model = target.model ?? (typeof merged.model === 'string' ? merged.model : request.model);
+  merged.model = model;
+  // Routing chose chat or chatStream from the client's request; an override cannot flip it.
+  if (stream) merged.stream = true;
+  else delete merged.stream;
+
+  if (merged.thinking !== undefined) {
+    delete merged.thinking;
+    warnings.push('openai.thinking_ignored');
+  }
+  merged.messages = request.messages.map(stripMessage);
+
+  const clientWantsStreamUsage = request.stream_options?.include_usage === true;
+  if (stream) {
+    // Usage is what the attempt span records; ask for it and hide it from a client that did not.
+    merged.stream_options = { ...((merged.stream_options as object | null | undefined) ?? {}), include_usage: true };
+  } else {
+    delete merged.stream_options;
+  }
+  return { body: merged, model, clientWantsStreamUsage, warnings };
+}
+
+type Message = ChatCompletionRequest['messages'][number];
+
+function stripMessage(message: Message): Message {
+  if (message.role === 'assistant') {
+    const { content_parts: _parts, content_blocks: _blocks, thought_signature: _sig, ...rest } = message;
+    if (rest.tool_calls) {
+      rest.tool_calls = rest.tool_calls.map(({ function: { thought_signature: _t, ...fn }, ...call }) => ({ ...call, function: fn }));
+    }
+    return rest;
+  }
+  if ((message.role === 'user' || message.role === 'tool') && Array.isArray(message.content)) {
+    const content = message.content.map((part) => {
+      if (part.type !== 'image_url' || part.image_url.mime_type === undefined) return part;
+      const { mime_type: _m, ...imageUrl } = part.image_url;
+      return { ...part, image_url: imageUrl };
+    });
+    return { ...message, content } as Message;
+  }
+  return message;
+}

@@ -40,6 +40,11 @@ const fields = {
     flag: '--max-body-bytes',
     schema: z.coerce.number().int().positive().default(100 * MiB),
   },
+  maxFileBytes: {
+    env: 'SIDEGATE_MAX_FILE_BYTES',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(2 * 1024 * MiB),
+  },
   upstreamTimeoutMs: {
     env: 'SIDEGATE_UPSTREAM_TIMEOUT_MS',
     flag: '--upstream-timeout-ms',

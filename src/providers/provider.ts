@@ -85,4 +85,6 @@ export interface Provider {
   chat(call: ProviderCall): Promise<ChatResult>;
   /** Throws before the first chunk for errors that have an HTTP status upstream. */
   chatStream(call: ProviderCall): Promise<StreamResult>;
+  /** Releases keep-alive connection pools at shutdown. */
+  close?(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Settings } from '../config/settings.js';
 import { AuthError, InvalidRequestError } from '../errors.js';
 import type { ProviderName, Target } from '../providers/provider.js';
-import { first, gatewayHeader } from '../server/headers.js';
+import { canonicalHeader } from '../config/header-aliases.js';
 
 export interface PlannedTarget {
   target: Target;
@@ -22,7 +22,7 @@ export interface RoutePlan {
 const PROVIDERS: Readonly<Record<string, ProviderName>> = { google: 'google', gemini: 'google', openai: 'openai' };
 
 export function resolvePlan(headers: IncomingHttpHeaders, settings: Settings): RoutePlan {
-  const providerValue = gatewayHeader(headers, 'provider');
+  const providerValue = canonicalHeader(headers, 'x-gateway-provider');
   if (!providerValue) {
     throw new InvalidRequestError('missing x-gateway-provider header (e.g. "google")', {
       param: 'x-gateway-provider',
@@ -36,13 +36,13 @@ export function resolvePlan(headers: IncomingHttpHeaders, settings: Settings): R
       code: 'unsupported_provider',
     });
   }
-  const apiKey = providerKeyFromAuthorization(first(headers.authorization));
+  const apiKey = providerKeyFromAuthorization(canonicalHeader(headers, 'authorization'));
   if (!apiKey) {
     throw new AuthError('missing provider key: send it in the Authorization header (bare or "Bearer <key>")', {
       code: 'missing_provider_key',
     });
   }
-  const strict = gatewayHeader(headers, 'strict-compliance');
+  const strict = canonicalHeader(headers, 'x-gateway-strict-compliance');
   return {
     targets: [
       {

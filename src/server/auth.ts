@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthError } from '../errors.js';
-import { gatewayHeader } from './headers.js';
+import { canonicalHeader } from '../config/header-aliases.js';
 
 export type GatewayKeyCheck = (headers: IncomingHttpHeaders) => void;
 
@@ -13,7 +13,7 @@ export function createGatewayKeyCheck(keys: readonly string[]): GatewayKeyCheck 
   if (keys.length === 0) throw new Error('at least one gateway key is required');
   const digests = keys.map(digest);
   return (headers) => {
-    const presented = gatewayHeader(headers, 'api-key');
+    const presented = canonicalHeader(headers, 'x-gateway-api-key');
     if (!presented) throw new AuthError('missing gateway key: send it in the x-gateway-api-key header', { code: 'missing_api_key' });
     const candidate = digest(presented);
     let ok = false;

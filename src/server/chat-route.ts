@@ -3,6 +3,7 @@
  * Knows nothing of Gemini: translation happens in providers, attempts in routing.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mirrorResponseHeaders, usesPortkeyPrefix } from '../config/header-aliases.js';
 import type { Settings } from '../config/settings.js';
 import { ClientAbortError } from '../errors.js';
 import { parseChatRequest } from '../openai/parse-chat-request.js';
@@ -10,7 +11,6 @@ import type { CallOutcome } from '../providers/provider.js';
 import { resolvePlan } from '../routing/resolve-plan.js';
 import { routeChat, routeChatStream, type ProviderRegistry, type RouteStats } from '../routing/route-request.js';
 import type { RequestSpan, Telemetry } from '../telemetry/telemetry.js';
-import { usesPortkeyPrefix } from './headers.js';
 import { readJsonBody } from './read-body.js';
 import { sendError, sendJson } from './respond.js';
 import { SseWriter } from './sse-writer.js';
@@ -110,10 +110,5 @@ function responseHeaders(span: RequestSpan, stats: RouteStats, portkey: boolean)
     'x-gateway-retry-attempt-count': String(Math.max(0, stats.attempts - 1)),
   };
   if (stats.finalTarget !== undefined) headers['x-gateway-last-used-option-index'] = stats.finalTarget;
-  if (portkey) {
-    for (const name of Object.keys(headers)) {
-      if (name.startsWith('x-gateway-')) headers[`x-portkey-${name.slice('x-gateway-'.length)}`] = headers[name]!;
-    }
-  }
-  return headers;
+  return portkey ? mirrorResponseHeaders(headers) : headers;
 }

@@ -7,8 +7,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { settingsWithDefaults, type Settings } from '../config/settings.js';
+import { createFilesRoutes } from '../files/files-route.js';
+import { createMediaFetcher } from '../media/fetch-media.js';
 import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
 import type { Provider } from '../providers/provider.js';
+import { resolvePlan } from '../routing/resolve-plan.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -39,7 +42,8 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const telemetry = deps.telemetry ?? noopTelemetry;
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const providers: ProviderRegistry = {
-    google: createGeminiProvider(),
+    // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
+    google: createGeminiProvider(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
     openai: undefined,
     ...deps.providers,
   };
@@ -48,6 +52,13 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
     { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ settings, telemetry, providers }) },
+    ...createFilesRoutes({
+      settings,
+      resolveProviderKey: (headers) => {
+        const { target } = resolvePlan(headers, settings).targets[0]!;
+        return { apiKey: target.apiKey, baseUrl: target.baseUrl };
+      },
+    }),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });
@@ -80,6 +91,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       const grace = new Promise<void>((resolve) => setTimeout(resolve, settings.shutdownGraceMs).unref());
       await Promise.race([closed, grace]);
       server.closeAllConnections();
+      await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
       await telemetry.shutdown(5_000);
     })());
 

@@ -31,6 +31,8 @@ export interface GatewayDeps {
 export interface RunningGateway {
   url: string;
   port: number;
+  /** Port of the probe-only server when `healthPort` is set. */
+  healthPort: number | undefined;
   server: Server;
   settings: Settings;
   /** Stops accepting requests, lets in-flight ones finish (bounded), flushes telemetry. */
@@ -80,6 +82,21 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     });
   });
   const { port } = server.address() as AddressInfo;
+
+  // Probes on their own port, on all interfaces, while the API stays on loopback (Decision 12).
+  let healthServer: Server | undefined;
+  if (settings.healthPort !== undefined) {
+    const healthApp = createApp({
+      routes: healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
+      checkGatewayKey: () => {},
+      log,
+    });
+    healthServer = createServer((req, res) => void healthApp(req, res));
+    await new Promise<void>((resolve, reject) => {
+      healthServer!.once('error', reject);
+      healthServer!.listen(settings.healthPort, '0.0.0.0', () => resolve());
+    });
+  }
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
 
   let closing: Promise<void> | undefined;
@@ -93,7 +110,12 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       server.closeAllConnections();
       await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
       await telemetry.shutdown(5_000);
+      if (healthServer) {
+        healthServer.closeAllConnections();
+        await new Promise<void>((resolve) => healthServer!.close(() => resolve()));
+      }
     })());
 
-  return { url: `http://${host}:${port}`, port, server, settings, close };
+  const healthPort = healthServer ? (healthServer.address() as AddressInfo).port : undefined;
+  return { url: `http://${host}:${port}`, port, healthPort, server, settings, close };
 }

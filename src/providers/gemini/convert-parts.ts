@@ -31,6 +31,11 @@ export interface PartsOptions {
   idPrefix: string;
   /** Id generator, injectable for tests. */
   newId?: () => string;
+  /**
+   * True when text already sent for this choice (an earlier stream chunk) does not end a line, so
+   * a fenced block that opens these parts must start on a new line, as it would non-streamed.
+   */
+  continuesLine?: boolean;
 }
 
 function fence(language: string, body: string): string {
@@ -50,7 +55,9 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
   };
   // Text that follows a fenced block starts on its own line.
   const appendAfterBlock = (text: string): void => {
-    if (content !== undefined && content !== '' && !content.endsWith('\n')) append('\n');
+    if (content === undefined || content === '') {
+      if (options.continuesLine) append('\n');
+    } else if (!content.endsWith('\n')) append('\n');
     append(text);
   };
 

@@ -195,4 +195,13 @@ describe('GeminiStreamTranslator', () => {
     expect(err).toBeInstanceOf(UpstreamError);
     expect((err as UpstreamError).status).toStrictEqual(status);
   });
+  it('starts a code block on its own line when the text before it came in an earlier chunk', () => {
+    const { out } = translate([
+      chunk([{ text: 'Running' }]),
+      chunk([{ executableCode: { language: 'PYTHON', code: 'print(1)' } }]),
+      chunk([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }]),
+      chunk([{ text: 'Done.' }], { finishReason: 'STOP' }),
+    ]);
+    expect(out.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Running\n```python\nprint(1)\n```\n```\n1\n```\nDone.');
+  });
 });

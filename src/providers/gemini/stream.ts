@@ -36,6 +36,8 @@ export interface StreamTranslatorOptions {
 interface ChoiceState {
   roleSent: boolean;
   toolCalls: number;
+  /** The content sent so far is non-empty and does not end a line. */
+  openLine: boolean;
   geminiFinish: string | undefined;
   finished: boolean;
 }
@@ -70,7 +72,7 @@ export class GeminiStreamTranslator {
   private state(index: number): ChoiceState {
     let s = this.choices.get(index);
     if (!s) {
-      s = { roleSent: false, toolCalls: 0, geminiFinish: undefined, finished: false };
+      s = { roleSent: false, toolCalls: 0, openLine: false, geminiFinish: undefined, finished: false };
       this.choices.set(index, s);
     }
     return s;
@@ -103,7 +105,9 @@ export class GeminiStreamTranslator {
         strictCompliance: strict,
         idPrefix: this.options.idPrefix ?? 'call',
         ...(this.options.newId ? { newId: this.options.newId } : {}),
+        continuesLine: s.openLine,
       });
+      if (parts.content !== undefined && parts.content !== '') s.openLine = !parts.content.endsWith('\n');
       const delta: ChatCompletionChunkDelta = {};
       if (!s.roleSent) delta.role = 'assistant';
       if (parts.content !== undefined && (parts.content !== '' || !s.roleSent)) delta.content = parts.content;

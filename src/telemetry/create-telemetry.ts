@@ -23,13 +23,10 @@ import {
   type TextMapPropagator,
 } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
-import { OTLPMetricExporter as OTLPMetricExporterHttp } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { createRequire } from 'node:module';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as OTLPTraceExporterHttp } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import type { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   ConsoleMetricExporter,
@@ -50,6 +47,7 @@ import {
   TraceIdRatioBasedSampler,
   type IdGenerator,
   type Sampler,
+  type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import {
@@ -646,18 +644,30 @@ function exporterOptions(signal: OtlpSignalConfig) {
   };
 }
 
-function createTraceExporter(signal: OtlpSignalConfig) {
+/**
+ * Exporter packages are loaded only for the protocol in use: each one (gRPC above all) costs
+ * megabytes of resident memory, and a sidecar's idle footprint is part of its contract.
+ * They ship CommonJS, so a synchronous require keeps `createTelemetry` synchronous.
+ */
+const requireExporter = createRequire(import.meta.url);
+
+function createTraceExporter(signal: OtlpSignalConfig): SpanExporter {
   const options = exporterOptions(signal);
   switch (signal.protocol) {
     case 'grpc': {
       // gRPC metadata comes from OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, read by the exporter itself.
       const { headers: _headers, ...grpc } = options;
-      return new OTLPTraceExporterGrpc(grpc);
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
+      return new OTLPTraceExporter(grpc);
     }
-    case 'http/json':
-      return new OTLPTraceExporterHttp(options);
-    case 'http/protobuf':
-      return new OTLPTraceExporterProto(options);
+    case 'http/json': {
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      return new OTLPTraceExporter(options);
+    }
+    case 'http/protobuf': {
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-proto') as { OTLPTraceExporter: typeof OTLPTraceExporterProto };
+      return new OTLPTraceExporter(options);
+    }
   }
 }
 
@@ -666,11 +676,16 @@ function createMetricExporter(signal: OtlpSignalConfig): PushMetricExporter {
   switch (signal.protocol) {
     case 'grpc': {
       const { headers: _headers, ...grpc } = options;
-      return new OTLPMetricExporterGrpc(grpc);
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-grpc') as typeof import('@opentelemetry/exporter-metrics-otlp-grpc');
+      return new OTLPMetricExporter(grpc);
     }
-    case 'http/json':
-      return new OTLPMetricExporterHttp(options);
-    case 'http/protobuf':
-      return new OTLPMetricExporterProto(options);
+    case 'http/json': {
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
+      return new OTLPMetricExporter(options);
+    }
+    case 'http/protobuf': {
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-proto') as { OTLPMetricExporter: typeof OTLPMetricExporterProto };
+      return new OTLPMetricExporter(options);
+    }
   }
 }

@@ -15,6 +15,18 @@ export function bodyTooLarge(maxBytes: number): InvalidRequestError {
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
+  // With a declared length, copy into one buffer as chunks arrive, so a 20 MB image is held once
+  // rather than as a list of chunks plus their concatenation.
+  if (Number.isFinite(declared) && declared > 0) {
+    const body = Buffer.allocUnsafe(declared);
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (size + chunk.length > declared) throw new InvalidRequestError('request body is longer than its content-length', { code: 'invalid_body' });
+      chunk.copy(body, size);
+      size += chunk.length;
+    }
+    return size === declared ? body : body.subarray(0, size);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -10,7 +10,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TINY_PNG_BASE64 } from '../../../src/emulator/index.js';
 import { startHarness, type Harness } from '../harness.js';
-import { CALL_ID, collect, deltas, finishReason, NON_STRICT } from './helpers.js';
+import { CALL_ID, collect, deltas, finishReason, NON_STRICT, toolCalls } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,7 +32,6 @@ const screenshot = `data:image/png;base64,${TINY_PNG_BASE64}`;
 const task: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'Find flights SFO to NYC' };
 const taskContent = { role: 'user', parts: [{ text: 'Find flights SFO to NYC' }] };
 
-type ToolCall = { id: string; type: 'function'; function: { name: string; arguments: string; thought_signature?: string } };
 
 describe('computer use', () => {
   it('sends the computerUse tool and answers a predefined action as a tool call with its signature', async () => {
@@ -40,7 +39,7 @@ describe('computer use', () => {
     expect(h.emulator.requests[0]!.body).toStrictEqual({ contents: [taskContent], tools: [computerTool] });
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
-    const call = choice.message.tool_calls![0] as ToolCall;
+    const call = toolCalls(choice.message)[0]!;
     expect(call.id).toMatch(CALL_ID);
     expect(call.function.name).toBe('open_web_browser');
     expect(call.function.arguments).toBe('{}');
@@ -72,7 +71,7 @@ describe('computer use', () => {
   it('runs a multi-turn task: tool message results, then the user-message form, screenshots as inline media', async () => {
     // Turn 1: the model opens the browser.
     const first = await h.client.chat.completions.create({ model: MODEL, messages: [task], tools: [computer] }, NON_STRICT);
-    const open = first.choices[0]!.message.tool_calls![0] as ToolCall;
+    const open = toolCalls(first.choices[0]!.message)[0]!;
     const openSignature = open.function.thought_signature!;
 
     // Turn 2: the result as a tool message (JSON text + screenshot); the model types the query.
@@ -112,7 +111,7 @@ describe('computer use', () => {
       ],
       tools: [computerTool],
     });
-    const type = second.choices[0]!.message.tool_calls![0] as ToolCall;
+    const type = toolCalls(second.choices[0]!.message)[0]!;
     expect(type.function.name).toBe('type_text_at');
     expect(JSON.parse(type.function.arguments)).toStrictEqual({
       x: 500,

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.js';
-import { apiError, CALL_ID, collect, deltas, finishReason, geminiChunk, geminiReply, streamedText } from './helpers.js';
+import { apiError, CALL_ID, collect, toolCalls, deltas, finishReason, geminiChunk, geminiReply, streamedText } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -78,7 +78,7 @@ describe('function declarations', () => {
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
     expect(choice.message.tool_calls).toHaveLength(1);
-    const call = choice.message.tool_calls![0]!;
+    const call = toolCalls(choice.message)[0]!;
     expect(call.id).toMatch(CALL_ID);
     expect(call).toStrictEqual({ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
   });
@@ -129,7 +129,7 @@ describe('tool_choice', () => {
       toolConfig: { functionCallingConfig: config },
     });
     const message = completion.choices[0]!.message;
-    expect((message.tool_calls ?? []).map((c) => c.function.name)).toStrictEqual(calls);
+    expect(toolCalls(message).map((c) => c.function.name)).toStrictEqual(calls);
     expect(message.content).toBe(content);
     expect(completion.choices[0]!.finish_reason).toBe(calls.length > 0 ? 'tool_calls' : 'stop');
   });
@@ -170,7 +170,7 @@ describe('function calls in the answer', () => {
     const message = completion.choices[0]!.message;
     expect(message.content).toBe('Checking both.');
     expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
-    const calls = message.tool_calls!;
+    const calls = toolCalls(message);
     expect(calls.map((c) => [c.type, c.function.name, c.function.arguments])).toStrictEqual([
       ['function', 'get_weather', '{"city":"Paris","nested":{"deep":[1,2]}}'],
       ['function', 'get_time', '{"tz":"Europe/Paris"}'],
@@ -226,7 +226,7 @@ describe('function calls in the answer', () => {
     });
     const final = await runner.finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('ok');
-    expect(final.choices[0]!.message.tool_calls!.map((c) => [c.function.name, c.function.arguments])).toStrictEqual([['get_time', '{"tz":"UTC"}']]);
+    expect(toolCalls(final.choices[0]!.message).map((c) => [c.function.name, c.function.arguments])).toStrictEqual([['get_time', '{"tz":"UTC"}']]);
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
   });
 });

@@ -12,11 +12,23 @@ export const NON_STRICT = { headers: { 'x-gateway-strict-compliance': 'false' } 
 /** Tool-call ids the gateway mints (Decision 9). */
 export const CALL_ID = /^call-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Drains an SDK stream. */
-export async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
+/** Drains an SDK stream (typed loosely: requests that carry non-OpenAI fields are cast to `never`). */
+export async function collect(stream: unknown): Promise<ChatCompletionChunk[]> {
   const chunks: ChatCompletionChunk[] = [];
-  for await (const c of stream) chunks.push(c);
+  for await (const c of stream as AsyncIterable<ChatCompletionChunk>) chunks.push(c);
   return chunks;
+}
+
+/** A function tool call as the gateway answers it (`thought_signature` only when strict compliance is off). */
+export interface FunctionToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string; thought_signature?: string };
+}
+
+/** The tool calls of an answer's message, as function calls. */
+export function toolCalls(message: { tool_calls?: unknown }): FunctionToolCall[] {
+  return (message.tool_calls ?? []) as FunctionToolCall[];
 }
 
 /** Deltas of choice 0, in order. */

@@ -9,7 +9,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../harness.js';
-import { apiError, collect, deltas, geminiReply, NON_STRICT, streamedText } from './helpers.js';
+import { apiError, collect, deltas, geminiReply, NON_STRICT, streamedText, toolCalls } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -30,13 +30,12 @@ const declarations = [
 const question = 'get_weather {"city":"Paris"} and get_time {"tz":"CET"}';
 const user: OpenAI.ChatCompletionMessageParam = { role: 'user', content: question };
 
-type ToolCall = OpenAI.ChatCompletionMessageToolCall & { function: { thought_signature?: string } };
 const sig = (s: string) => Buffer.from(s).toString('base64');
 
 describe('function-call signatures', () => {
   it('returns the signature on the call that had it, and none on the others', async () => {
     const loose = await h.client.chat.completions.create({ model: MODEL, messages: [user], tools }, NON_STRICT);
-    const calls = loose.choices[0]!.message.tool_calls as ToolCall[];
+    const calls = toolCalls(loose.choices[0]!.message);
     expect(calls.map((c) => c.function.name)).toStrictEqual(['get_weather', 'get_time']);
     // The emulator, like Gemini, signs only the first of parallel calls (gemini-wire §5).
     expect(calls[0]!.function.thought_signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
@@ -48,7 +47,7 @@ describe('function-call signatures', () => {
 
   it('sends signatures back unchanged on the matching functionCall parts, inventing none', async () => {
     const first = await h.client.chat.completions.create({ model: MODEL, messages: [user], tools }, NON_STRICT);
-    const calls = first.choices[0]!.message.tool_calls as ToolCall[];
+    const calls = toolCalls(first.choices[0]!.message);
     const second = await h.client.chat.completions.create(
       {
         model: MODEL,
@@ -98,7 +97,7 @@ describe('function-call signatures', () => {
       ),
     );
     const loose = await h.client.chat.completions.create({ model: MODEL, messages: [user], tools }, NON_STRICT);
-    const calls = loose.choices[0]!.message.tool_calls as ToolCall[];
+    const calls = toolCalls(loose.choices[0]!.message);
     expect(calls.map((c) => [c.function.name, c.function.thought_signature])).toStrictEqual([
       ['get_time', sig('first')],
       ['get_weather', undefined],

@@ -55,6 +55,12 @@ describe('loadSettings', () => {
     expect(() => loadSettings([], { SIDEGATE_ADMIN_KEY: 'short-secret' })).toThrow(/SIDEGATE_ADMIN_KEY \(value hidden\)/);
   });
 
+  it('reads the OpenAI-compatible base URL (default api.openai.com), refusing a non-URL', () => {
+    expect(loadSettings([], { SIDEGATE_API_KEYS: 'k1' }).openaiBaseUrl).toBe('https://api.openai.com');
+    expect(loadSettings([], { SIDEGATE_OPENAI_BASE_URL: 'http://127.0.0.1:8000/' }).openaiBaseUrl).toBe('http://127.0.0.1:8000');
+    expect(() => loadSettings([], { SIDEGATE_OPENAI_BASE_URL: 'localhost:8000' })).toThrow(/SIDEGATE_OPENAI_BASE_URL/);
+  });
+
   it('strips a trailing slash from the Gemini base URL', () => {
     expect(loadSettings([], { SIDEGATE_GEMINI_BASE_URL: 'http://127.0.0.1:9/' }).geminiBaseUrl).toBe('http://127.0.0.1:9');
   });

@@ -34,6 +34,11 @@ const fields = {
     flag: '--gemini-base-url',
     schema: httpUrl.default('https://generativelanguage.googleapis.com'),
   },
+  openaiBaseUrl: {
+    env: 'SIDEGATE_OPENAI_BASE_URL',
+    flag: '--openai-base-url',
+    schema: httpUrl.default('https://api.openai.com'),
+  },
   apiKeys: { env: 'SIDEGATE_API_KEYS', flag: undefined, schema: commaList.default([]) },
   maxBodyBytes: {
     env: 'SIDEGATE_MAX_BODY_BYTES',

@@ -153,6 +153,16 @@ describe('writable store', () => {
     expect(store.get('gem')?.apiKey).toBe(GOOGLE_KEY);
   });
 
+  it('creates no data dir and no key file until the first add', async () => {
+    const dataDir = join(dir, 'not-yet');
+    const store = await open({ dataDir });
+    expect(store.list()).toStrictEqual([]);
+    await expect(stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
+    await store.add({ slug: 'gem', provider: 'google', api_key: GOOGLE_KEY });
+    expect((await stat(join(dataDir, MASTER_KEY_FILE))).mode & 0o777).toBe(0o600);
+    expect(store.get('gem')?.apiKey).toBe(GOOGLE_KEY);
+  });
+
   it('fails at startup on a master key file that is not a key', async () => {
     await writeFile(join(dir, MASTER_KEY_FILE), 'not a key');
     await expect(open()).rejects.toBeInstanceOf(VirtualKeyStoreError);

@@ -121,16 +121,24 @@ export async function virtualKeyStoreFromSettings(settings: VirtualKeyStoreSetti
     };
     return openStore(source, settings, log);
   }
-  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
-  const masterKey =
-    settings.masterKey !== undefined ? parseMasterKey(settings.masterKey) : await loadOrCreateKeyFile(join(settings.dataDir, MASTER_KEY_FILE));
   const file = join(settings.dataDir, STORE_FILE);
+  const keyFile = join(settings.dataDir, MASTER_KEY_FILE);
+  // The data dir and a generated key file are created on first write, not at startup, so a
+  // gateway that never stores a key leaves nothing behind. Whatever already exists (or
+  // SIDEGATE_MASTER_KEY) is checked at startup, so a bad key still fails the start.
+  let masterKey: Promise<Buffer> | undefined;
+  const key = (): Promise<Buffer> =>
+    (masterKey ??=
+      settings.masterKey !== undefined
+        ? Promise.resolve(parseMasterKey(settings.masterKey))
+        : mkdir(settings.dataDir, { recursive: true, mode: 0o700 }).then(() => loadOrCreateKeyFile(keyFile)));
+  if (settings.masterKey !== undefined || (await exists(keyFile)) || (await exists(file))) await key();
   const write = settings.writeFileAtomic ?? writeFileAtomic;
   const source: KeySource = {
     readOnly: false,
     file,
-    load: async (raw) => decryptStore(raw, masterKey),
-    save: (keys) => write(file, encryptStore(keys, masterKey), { mode: 0o600 }),
+    load: async (raw) => decryptStore(raw, await key()),
+    save: async (keys) => write(file, encryptStore(keys, await key()), { mode: 0o600 }),
   };
   return openStore(source, settings, log);
 }
@@ -410,6 +418,13 @@ export function parseMasterKey(value: string): Buffer {
   }
   throw new VirtualKeyStoreError(
     'SIDEGATE_MASTER_KEY must be 32 random bytes as 64 hex characters or 44 base64 characters (e.g. `openssl rand -base64 32`)',
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
   );
 }
 

@@ -1,13 +1,26 @@
 /**
- * Runs a request against its plan: one attempt per target try, each wrapped in an attempt span.
- * Foundation scope: the first target, one try. Retries, fallback and load balancing extend this
- * (issue 5) without changing its callers.
+ * The execution engine: walks a request's plan (a routing config tree, or one target from the
+ * headers), making one upstream try per attempt span. Per leaf it retries with backoff; per
+ * group it follows the strategy (single / fallback / loadbalance / conditional).
+ *
+ * Invariants:
+ * - Every try is one attempt span, started just before the call and ended exactly once; the
+ *   backoff sleep happens between spans, so a wait shows as a gap in the trace.
+ * - `stats` is updated as attempts start, so the caller can report it even when routing throws.
+ * - A client abort stops everything: no further attempt, the sleep is cancelled.
+ * - A stream may be retried or fall back until its first chunk has been read (nothing has reached
+ *   the client yet); once `routeChatStream` resolves, no further attempt is made.
  */
+import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
 import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
-import type { ChatResult, Provider, ProviderName, StreamResult } from '../providers/provider.js';
+import type { ChatCompletionChunk } from '../openai/chat-response.js';
+import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
 import type { AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
+import { retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
+import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
+import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } from './retry-policy.js';
 
 export type ProviderRegistry = Readonly<Record<ProviderName, Provider | undefined>>;
 
@@ -18,100 +31,176 @@ export interface RouteContext {
   providers: ProviderRegistry;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
+  /** Injected for tests: loadbalance picks and backoff jitter. Default `Math.random`. */
+  random?: () => number;
+  /** Injected for tests: the wait between retries. Default a real, abortable timer. */
+  sleep?: Sleep;
+  /** Backoff window (base 500 ms, doubling, at most 8 s). */
+  backoff?: Omit<BackoffOptions, 'random'>;
 }
 
 /** Filled in as attempts run, so the caller can report them even when routing throws. */
 export interface RouteStats {
   attempts: number;
+  /** Path of the target of the last attempt, e.g. `config.targets[1]`; `default` without config. */
   finalTarget?: string;
 }
 
+/** No routing config: one target from the headers, tried once. */
+const DEFAULT_LEAF = 'default';
+
+/** One try against one provider; must not end `attempt` when it throws (the engine does). */
+type TryOnce<T> = (provider: Provider, call: ProviderCall, attempt: AttemptSpan) => Promise<T>;
+
 export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<ChatResult> {
-  const planned = ctx.plan.targets[0]!;
-  const { provider, attempt } = startAttempt(ctx, stats, 0);
-  try {
-    const result = await provider.chat({
-      request: ctx.request,
-      target: planned.target,
-      signal: ctx.signal,
-      traceHeaders: attempt.traceHeaders(),
+  return run(ctx, stats, async (provider, call, attempt) => {
+    const result = await provider.chat(call);
+    attempt.end({
+      status: result.status,
+      outcome: result.outcome,
+      output: result.completion.choices.map((c) => ({
+        content: typeof c.message?.content === 'string' ? c.message.content : null,
+        ...(c.finish_reason ? { finishReason: c.finish_reason } : {}),
+      })),
     });
-    attempt.end({ status: result.status, outcome: result.outcome });
     return result;
-  } catch (err) {
-    const error = ctx.signal.aborted ? new ClientAbortError() : err;
-    attempt.end({ status: statusOf(error), error });
-    throw error;
-  }
+  });
 }
 
 export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Promise<StreamResult> {
-  const planned = ctx.plan.targets[0]!;
-  const { provider, attempt } = startAttempt(ctx, stats, 0);
-  let result: StreamResult;
-  try {
-    result = await provider.chatStream({
-      request: ctx.request,
-      target: planned.target,
-      signal: ctx.signal,
-      traceHeaders: attempt.traceHeaders(),
-    });
-  } catch (err) {
-    const error = ctx.signal.aborted ? new ClientAbortError() : err;
-    attempt.end({ status: statusOf(error), error });
-    throw error;
-  }
-  return { ...result, chunks: traceChunks(result, attempt, ctx.signal) };
+  return run(ctx, stats, async (provider, call, attempt) => {
+    const result = await provider.chatStream(call);
+    const iterator = result.chunks[Symbol.asyncIterator]();
+    // Read the first chunk before answering: until it is relayed nothing has reached the
+    // client, so a failure here (a dropped connection, an error event) may still retry or fall back.
+    const first = await iterator.next();
+    if (!first.done) attempt.firstChunk();
+    return { ...result, chunks: relay(first, iterator, result, attempt, call.signal) };
+  });
 }
 
-/** Ends the attempt span when the stream ends, however it ends (done, upstream error, client gone). */
-async function* traceChunks(result: StreamResult, attempt: AttemptSpan, signal: AbortSignal) {
-  let first = true;
+async function run<T>(ctx: RouteContext, stats: RouteStats, once: TryOnce<T>): Promise<T> {
+  const random = ctx.random ?? Math.random;
+  const sleep = ctx.sleep ?? realSleep;
+  const context = { metadata: ctx.span.metadata, params: ctx.request as unknown as Record<string, unknown> };
+
+  const tryLeaf = async (leaf: ConfigTarget | undefined): Promise<T> => {
+    const target = ctx.plan.resolveTarget(leaf);
+    const provider = ctx.providers[target.provider];
+    if (!provider) {
+      throw new UpstreamError(`provider ${target.provider} is not available in this gateway`, { status: 400, retryable: false });
+    }
+    const path = leaf?.path ?? DEFAULT_LEAF;
+    const retry = leaf?.retry;
+    for (let resend = 0; ; resend++) {
+      if (ctx.signal.aborted) throw new ClientAbortError();
+      try {
+        return await attemptOnce(ctx, stats, provider, target, path, resend, once);
+      } catch (err) {
+        if (retry === undefined || resend >= retry.attempts || !shouldRetry(retry, err)) throw err;
+        const delay = retryDelayMs(
+          { retryIndex: resend, retryAfterSeconds: (err as UpstreamError).retryAfterSeconds, useRetryAfterHeader: retry.useRetryAfterHeader },
+          { ...ctx.backoff, random },
+        );
+        await sleep(delay, ctx.signal);
+      }
+    }
+  };
+
+  const tryNode = async (node: ConfigNode): Promise<T> => {
+    if (node.kind === 'target') return tryLeaf(node);
+    const kids = orderTargets(node, context, random);
+    for (let i = 0; ; i++) {
+      try {
+        return await tryNode(kids[i]!);
+      } catch (err) {
+        const last = i === kids.length - 1;
+        if (node.strategy.mode !== 'fallback' || last || ctx.signal.aborted || !shouldFallback(node.strategy, err)) throw err;
+      }
+    }
+  };
+
+  return ctx.plan.config === undefined ? tryLeaf(undefined) : tryNode(ctx.plan.config);
+}
+
+async function attemptOnce<T>(
+  ctx: RouteContext,
+  stats: RouteStats,
+  provider: Provider,
+  target: Target,
+  path: string,
+  resendCount: number,
+  once: TryOnce<T>,
+): Promise<T> {
+  stats.attempts += 1;
+  stats.finalTarget = path;
+  const attempt = endOnce(
+    ctx.span.startAttempt({
+      providerName: provider.telemetryName,
+      operationName: provider.operationName,
+      model: target.model ?? ctx.request.model,
+      baseUrl: target.baseUrl,
+      attemptNumber: stats.attempts,
+      targetIndex: path,
+      resendCount,
+    }),
+  );
+  try {
+    return await once(provider, { request: ctx.request, target, signal: ctx.signal, traceHeaders: attempt.traceHeaders() }, attempt);
+  } catch (err) {
+    const error = ctx.signal.aborted ? new ClientAbortError() : err;
+    attempt.end({ ...statusField(error), error });
+    throw error;
+  }
+}
+
+/** Relays the rest of a stream and ends the attempt span when it ends, however it ends. */
+async function* relay(
+  first: IteratorResult<ChatCompletionChunk>,
+  iterator: AsyncIterator<ChatCompletionChunk>,
+  result: StreamResult,
+  attempt: AttemptSpan,
+  signal: AbortSignal,
+): AsyncGenerator<ChatCompletionChunk> {
   let ended = false;
   try {
-    for await (const chunk of result.chunks) {
-      if (first) {
-        first = false;
-        attempt.firstChunk();
-      }
-      yield chunk;
+    if (!first.done) {
+      yield first.value;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
     }
     ended = true;
     attempt.end({ status: result.status, outcome: result.outcome() });
   } catch (err) {
     ended = true;
     const error = signal.aborted ? new ClientAbortError() : err;
-    attempt.end({ status: statusOf(error), error, outcome: result.outcome() });
+    attempt.end({ ...statusField(error), error, outcome: result.outcome() });
     throw error;
   } finally {
-    // Reached without an end when the consumer stopped early (client went away).
-    if (!ended) attempt.end({ error: new ClientAbortError(), outcome: result.outcome() });
+    if (!ended) {
+      // The consumer stopped early (client went away): stop reading upstream too.
+      await iterator.return?.();
+      attempt.end({ error: new ClientAbortError(), outcome: result.outcome() });
+    }
   }
 }
 
-function startAttempt(ctx: RouteContext, stats: RouteStats, index: number) {
-  const planned = ctx.plan.targets[index]!;
-  const provider = ctx.providers[planned.target.provider];
-  if (!provider) {
-    throw new UpstreamError(`provider ${planned.target.provider} is not available in this gateway`, {
-      status: 400,
-      retryable: false,
-    });
-  }
-  stats.attempts += 1;
-  stats.finalTarget = planned.path;
-  const attempt = ctx.span.startAttempt({
-    providerName: provider.telemetryName,
-    operationName: provider.operationName,
-    model: planned.target.model ?? ctx.request.model,
-    baseUrl: planned.target.baseUrl,
-    attemptNumber: stats.attempts,
-    targetIndex: planned.path,
-    resendCount: 0,
-  });
-  return { provider, attempt };
+/** `http.response.status_code` only when upstream actually answered (not for a timeout or a dropped connection). */
+function statusField(err: unknown): { status?: number } {
+  if (!(err instanceof UpstreamError)) return {};
+  if (err.reason === TIMEOUT_REASON || err.reason === CONNECTION_ERROR_REASON) return {};
+  return { status: err.status };
 }
 
-function statusOf(err: unknown): number | undefined {
-  return err instanceof UpstreamError ? err.status : undefined;
+/** Makes `end` idempotent, so no path can end an attempt span twice. */
+function endOnce(attempt: AttemptSpan): AttemptSpan {
+  let ended = false;
+  return {
+    traceHeaders: () => attempt.traceHeaders(),
+    firstChunk: () => attempt.firstChunk(),
+    end(result) {
+      if (ended) return;
+      ended = true;
+      attempt.end(result);
+    },
+  };
 }

@@ -8,7 +8,7 @@ import type { Settings } from '../config/settings.js';
 import { ClientAbortError } from '../errors.js';
 import { parseChatRequest } from '../openai/parse-chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
-import { resolvePlan } from '../routing/resolve-plan.js';
+import { resolvePlan, type PlanEnvironment } from '../routing/resolve-plan.js';
 import { routeChat, routeChatStream, type ProviderRegistry, type RouteStats } from '../routing/route-request.js';
 import type { RequestSpan, Telemetry } from '../telemetry/telemetry.js';
 import { readJsonBody } from './read-body.js';
@@ -19,13 +19,15 @@ export interface ChatRouteDeps {
   settings: Settings;
   telemetry: Telemetry;
   providers: ProviderRegistry;
+  /** Routing configs, virtual keys, base URLs and the custom-host allow-list. */
+  planEnv: PlanEnvironment;
 }
 
 export function createChatRoute(deps: ChatRouteDeps) {
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req, deps.settings.maxBodyBytes);
     const request = parseChatRequest(body);
-    const plan = resolvePlan(req.headers, deps.settings);
+    const plan = await resolvePlan(req.headers, deps.planEnv);
     const span = deps.telemetry.startRequest({ headers: req.headers, request });
 
     const abort = new AbortController();

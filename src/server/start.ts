@@ -6,12 +6,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRoutingConfigStore } from '../config/routing-config.js';
 import { settingsWithDefaults, type Settings } from '../config/settings.js';
 import { createFilesRoutes } from '../files/files-route.js';
 import { createMediaFetcher } from '../media/fetch-media.js';
+import { virtualKeyStoreFromSettings, type VirtualKeyStore } from '../keys/virtual-key-store.js';
 import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
+import { createOpenAIProvider } from '../providers/openai/openai-provider.js';
 import type { Provider } from '../providers/provider.js';
-import { resolvePlan } from '../routing/resolve-plan.js';
+import { resolveProviderCredential, type PlanEnvironment } from '../routing/resolve-plan.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -23,6 +26,8 @@ export interface GatewayDeps {
   telemetry?: Telemetry;
   /** Replace or add upstream implementations (tests, embedding). */
   providers?: Partial<Record<keyof ProviderRegistry, Provider>>;
+  /** Replaces the virtual-key store built from settings (embedding); not closed by the gateway. */
+  virtualKeys?: VirtualKeyStore;
   /** Extra routes (files, logs, feedback, admin…) contributed by other modules. */
   routes?: Route[];
   log?: (line: string) => void;
@@ -46,20 +51,32 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const providers: ProviderRegistry = {
     // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
     google: createGeminiProvider(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
-    openai: undefined,
+    openai: createOpenAIProvider(),
     ...deps.providers,
+  };
+  const virtualKeys =
+    deps.virtualKeys ??
+    (await virtualKeyStoreFromSettings({
+      dataDir: settings.dataDir,
+      masterKey: settings.masterKey,
+      keysFile: settings.virtualKeysFile,
+      logger: { warn: log },
+    }));
+  const planEnv: PlanEnvironment = {
+    virtualKeys,
+    configs: createRoutingConfigStore({ configDir: settings.configDir }),
+    baseUrls: { google: settings.geminiBaseUrl, openai: settings.openaiBaseUrl },
+    customHosts: settings.customHosts,
+    timeoutMs: settings.upstreamTimeoutMs,
   };
 
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
-    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ settings, telemetry, providers }) },
+    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ settings, telemetry, providers, planEnv }) },
     ...createFilesRoutes({
       settings,
-      resolveProviderKey: (headers) => {
-        const { target } = resolvePlan(headers, settings).targets[0]!;
-        return { apiKey: target.apiKey, baseUrl: target.baseUrl };
-      },
+      resolveProviderKey: (headers) => resolveProviderCredential(headers, planEnv),
     }),
     ...(deps.routes ?? []),
   ];
@@ -109,6 +126,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       await Promise.race([closed, grace]);
       server.closeAllConnections();
       await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
+      if (!deps.virtualKeys) virtualKeys.close();
       await telemetry.shutdown(5_000);
       if (healthServer) {
         healthServer.closeAllConnections();

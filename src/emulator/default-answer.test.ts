@@ -108,6 +108,15 @@ describe('other capabilities', () => {
     expect(u.candidatesTokenCount).toBe(2);
   });
 
+  it('thinkingBudget 0 turns thinking off: no thought part and no thought tokens, even with includeThoughts', async () => {
+    const body = await generate(
+      'gemini-2.5-flash',
+      userText('hi', { generationConfig: { thinkingConfig: { thinkingBudget: 0, includeThoughts: true } } }),
+    );
+    expect(body.candidates[0].content.parts).toStrictEqual([{ text: 'Echo: hi' }]);
+    expect(body.usageMetadata.thoughtsTokenCount).toBeUndefined();
+  });
+
   it('Gemini 3 text: signature on the last part; in streams a trailing empty-text chunk', async () => {
     const body = await generate('gemini-3-flash-preview', userText('hello'));
     expect(body.candidates[0].content.parts).toStrictEqual([{ text: 'Echo: hello', thoughtSignature: expect.any(String) }]);

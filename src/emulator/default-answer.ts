@@ -254,10 +254,14 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
 
   const tc = gc.thinkingConfig;
   const thoughtText = `**Considering the request**\nThe user wrote: ${userText.slice(0, 200)}`;
-  const thinks = tc !== undefined && (tc.includeThoughts === true || (tc.thinkingBudget ?? 0) > 0 || tc.thinkingLevel !== undefined);
+  // thinkingBudget 0 turns thinking off (§2.6): no thought parts even with includeThoughts.
+  const thinks =
+    tc !== undefined &&
+    tc.thinkingBudget !== 0 &&
+    (tc.includeThoughts === true || (tc.thinkingBudget ?? 0) > 0 || tc.thinkingLevel !== undefined);
   let thoughtsTokens = thinks ? tokensOf(thoughtText.length) : 0;
   if (thinks && tc?.thinkingBudget !== undefined && tc.thinkingBudget > 0) thoughtsTokens = Math.min(thoughtsTokens, tc.thinkingBudget);
-  const lead: OutPart[] = tc?.includeThoughts ? [{ text: thoughtText, thought: true }] : [];
+  const lead: OutPart[] = thinks && tc?.includeThoughts ? [{ text: thoughtText, thought: true }] : [];
 
   const calls = chooseFunctionCalls(req, userText, functionResults);
   const n = Math.max(1, gc.candidateCount ?? 1);

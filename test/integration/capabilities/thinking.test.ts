@@ -51,6 +51,13 @@ describe('thought text', () => {
     expect(JSON.stringify(strict)).not.toContain('Considering the request');
   });
 
+  it('budget_tokens 0 means no thinking: no content_blocks and no reasoning tokens', async () => {
+    const loose = await h.client.chat.completions.create(ask({ type: 'enabled', budget_tokens: 0 }), NON_STRICT);
+    expect(loose.choices[0]!.message.content).toBe(answer);
+    expect(loose.choices[0]!.message).not.toHaveProperty('content_blocks');
+    expect(loose.usage?.completion_tokens_details?.reasoning_tokens ?? 0).toBe(0);
+  });
+
   it('keeps a thought signature on its content block', async () => {
     h.emulator.enqueue(geminiReply([{ text: 'Rayleigh scattering…', thought: true, thoughtSignature: 'c2lnLTE=' }, { text: 'Scattering.' }]));
     const loose = await h.client.chat.completions.create(ask({ type: 'enabled', budget_tokens: 1024 }), NON_STRICT);

@@ -11,7 +11,7 @@ import type { CallOutcome } from '../providers/provider.js';
 import { resolvePlan, type PlanEnvironment } from '../routing/resolve-plan.js';
 import { routeChat, routeChatStream, type ProviderRegistry, type RouteStats } from '../routing/route-request.js';
 import type { RequestSpan, Telemetry } from '../telemetry/telemetry.js';
-import { readJsonBody } from './read-body.js';
+import { readJsonBodyWithBlobs } from './read-body.js';
 import { sendError, sendJson } from './respond.js';
 import { SseWriter } from './sse-writer.js';
 
@@ -25,8 +25,15 @@ export interface ChatRouteDeps {
 
 export function createChatRoute(deps: ChatRouteDeps) {
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJsonBody(req, deps.settings.maxBodyBytes);
-    const request = parseChatRequest(body);
+    const body = await readJsonBodyWithBlobs(req, deps.settings.maxBodyBytes);
+    try {
+      await answer(req, res, parseChatRequest(body.value));
+    } finally {
+      body.release();
+    }
+  };
+
+  async function answer(req: IncomingMessage, res: ServerResponse, request: ReturnType<typeof parseChatRequest>): Promise<void> {
     const plan = await resolvePlan(req.headers, deps.planEnv);
     const span = deps.telemetry.startRequest({ headers: req.headers, request });
 
@@ -55,7 +62,7 @@ export function createChatRoute(deps: ChatRouteDeps) {
       }
     }
     res.off('close', onClose);
-  };
+  }
 }
 
 async function streamAnswer(

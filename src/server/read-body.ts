@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { InvalidRequestError } from '../errors.js';
+import { parseJsonBody, type ParsedBody } from '../openai/inline-blobs.js';
 
 export function bodyTooLarge(maxBytes: number): InvalidRequestError {
   return new InvalidRequestError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
@@ -42,6 +43,20 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (raw.length === 0) throw new InvalidRequestError('request body is empty; expected a JSON object', { code: 'invalid_json' });
   try {
     return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
+  }
+}
+
+/**
+ * Like `readJsonBody`, but large base64 data-URI payloads stay in the body buffer and are carried
+ * by reference (inline-blobs.ts). The caller must `release()` once the request is finished.
+ */
+export async function readJsonBodyWithBlobs(req: IncomingMessage, maxBytes: number): Promise<ParsedBody> {
+  const raw = await readBody(req, maxBytes);
+  if (raw.length === 0) throw new InvalidRequestError('request body is empty; expected a JSON object', { code: 'invalid_json' });
+  try {
+    return parseJsonBody(raw);
   } catch (err) {
     throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
   }

@@ -14,9 +14,11 @@
  * Safe to rerun: every call translates from the original request; the only shared state is the
  * dispatcher and a bounded cache of file MIME types.
  */
+import { Readable } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
+import { serializedLength, serializeJsonBody } from '../../openai/inline-blobs.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
@@ -226,10 +228,15 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const control = new AttemptControl(call.signal, target.timeoutMs);
     let res: UndiciResponse;
     try {
+      // Large inline media go out as slices of the client's body, never re-encoded (inline-blobs.ts).
+      const payload = serializeJsonBody(body);
       res = await send(url, {
         method: 'POST',
-        headers: headers(target, call, stream ? 'text/event-stream' : 'application/json'),
-        body: JSON.stringify(body),
+        headers: {
+          ...headers(target, call, stream ? 'text/event-stream' : 'application/json'),
+          ...(typeof payload === 'string' ? {} : { 'content-length': String(serializedLength(payload)) }),
+        },
+        body: typeof payload === 'string' ? payload : Readable.from(payload),
         signal: control.signal,
         dispatcher,
       });

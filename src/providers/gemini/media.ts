@@ -8,6 +8,7 @@
  */
 import { InvalidRequestError } from '../../errors.js';
 import { normalizeMediaMimeType } from '../../media/mime-types.js';
+import { isBlobRef } from '../../openai/inline-blobs.js';
 
 export type GeminiMediaPart =
   | { inlineData: { mimeType: string; data: string } }
@@ -114,7 +115,8 @@ function parseDataUri(url: string, param: string): { mimeType: string; data: str
     });
   }
   const data = url.slice(comma + 1);
-  if (!BASE64.test(data)) {
+  // A payload held by reference was checked as base64 when the body was read.
+  if (!isBlobRef(data) && !BASE64.test(data)) {
     throw new InvalidRequestError(`${param}: the data URI's payload is not base64`, { param, code: 'invalid_media' });
   }
   return { mimeType: mime, data };

@@ -1,0 +1,154 @@
+/**
+ * Large base64 payloads (inline images, audio, video, PDFs) pass through the gateway without being
+ * copied into JavaScript strings: a request body over `LARGE_BODY_BYTES` is scanned once, and every
+ * base64 data-URI payload over `BLOB_MIN_BYTES` is replaced, before `JSON.parse`, by a short
+ * reference that points into the request's own body buffer. Converters carry the reference like
+ * any other string (the data-URI header before it stays visible for MIME checks);
+ * `serializeJsonBody` splices the original bytes back in when the upstream body is written.
+ *
+ * Why: `JSON.parse` + `JSON.stringify` would hold a 20 MB image as the body buffer, its text, the
+ * parsed string, the serialised body and its encoding: five copies. With references it is held once.
+ *
+ * A reference is `\u0000sgblob:<id>`; the NUL cannot come from a client, because the scan leaves any
+ * string containing an escape untouched and raw control characters are invalid JSON. References
+ * live in a process-wide table until the request that created them releases them.
+ */
+
+const LARGE_BODY_BYTES = 1024 * 1024;
+const BLOB_MIN_BYTES = 256 * 1024;
+const MAX_HEADER_BYTES = 256;
+const PREFIX = '\u0000sgblob:';
+/** How a reference looks inside `JSON.stringify` output. */
+const SERIALIZED_PREFIX = '\\u0000sgblob:';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+const blobs = new Map<string, Buffer>();
+let nextId = 0;
+
+/** 256-entry table: 1 for bytes of the base64 alphabet (standard and URL-safe) and `=`. */
+const BASE64_BYTE = new Uint8Array(256);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=') BASE64_BYTE[c.charCodeAt(0)] = 1;
+
+export interface ParsedBody {
+  value: unknown;
+  /** Number of payloads held by reference. */
+  blobCount: number;
+  /** Drops this body's references; call once the request is done with them. */
+  release(): void;
+}
+
+/** `JSON.parse` of a request body, with large base64 data-URI payloads kept by reference. */
+export function parseJsonBody(body: Buffer): ParsedBody {
+  if (body.length < LARGE_BODY_BYTES) return { value: JSON.parse(body.toString('utf8')), blobCount: 0, release: noop };
+  const ids: string[] = [];
+  let text = '';
+  let copiedUpTo = 0;
+  let pos = body.indexOf(QUOTE);
+  while (pos !== -1) {
+    const start = pos + 1;
+    const end = closingQuote(body, start);
+    if (end === -1) break; // unterminated: let JSON.parse report it
+    if (end - start >= BLOB_MIN_BYTES) {
+      // The header is copied as JSON text (escapes and all); the payload must be pure base64,
+      // which also rules out escapes inside it.
+      const payloadStart = dataUriPayloadStart(body, start, end);
+      if (payloadStart !== -1 && isBase64(body, payloadStart, end)) {
+        const id = String(nextId++);
+        blobs.set(id, body.subarray(payloadStart, end));
+        ids.push(id);
+        text += body.toString('utf8', copiedUpTo, payloadStart) + SERIALIZED_PREFIX + id;
+        copiedUpTo = end;
+      }
+    }
+    pos = body.indexOf(QUOTE, end + 1);
+  }
+  if (ids.length === 0) return { value: JSON.parse(body.toString('utf8')), blobCount: 0, release: noop };
+  text += body.toString('utf8', copiedUpTo);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    release(ids);
+    throw err;
+  }
+  return { value, blobCount: ids.length, release: () => release(ids) };
+}
+
+/** True for a string that is a reference made by `parseJsonBody`. */
+export function isBlobRef(value: string): boolean {
+  return value.startsWith(PREFIX);
+}
+
+/** Bytes of a referenced payload (base64 text), or undefined once released. */
+export function blobBytes(ref: string): Buffer | undefined {
+  return isBlobRef(ref) ? blobs.get(ref.slice(PREFIX.length)) : undefined;
+}
+
+/**
+ * `JSON.stringify` for an upstream body: a plain string when it holds no references, else the list
+ * of buffers to write in order (the payloads as slices of the client's body, not copies).
+ * Throws if a reference was already released (a bug: the request outlived its body).
+ */
+export function serializeJsonBody(value: unknown): string | Buffer[] {
+  const json = JSON.stringify(value);
+  let at = json.indexOf(SERIALIZED_PREFIX);
+  if (at === -1) return json;
+  const parts: Buffer[] = [];
+  let from = 0;
+  while (at !== -1) {
+    const idStart = at + SERIALIZED_PREFIX.length;
+    let idEnd = idStart;
+    while (idEnd < json.length && json.charCodeAt(idEnd) >= 48 && json.charCodeAt(idEnd) <= 57) idEnd++;
+    const bytes = blobs.get(json.slice(idStart, idEnd));
+    if (!bytes) throw new Error('inline payload was released before the upstream body was written');
+    parts.push(Buffer.from(json.slice(from, at), 'utf8'), bytes);
+    from = idEnd;
+    at = json.indexOf(SERIALIZED_PREFIX, idEnd);
+  }
+  parts.push(Buffer.from(json.slice(from), 'utf8'));
+  return parts;
+}
+
+/** Byte length of a serialised body, for `content-length`. */
+export function serializedLength(body: string | Buffer[]): number {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  let n = 0;
+  for (const b of body) n += b.length;
+  return n;
+}
+
+function release(ids: string[]): void {
+  for (const id of ids) blobs.delete(id);
+}
+
+function noop(): void {}
+
+/** Index of the quote closing the string that starts at `start`, skipping escaped quotes. */
+function closingQuote(body: Buffer, start: number): number {
+  let pos = start;
+  for (;;) {
+    const quote = body.indexOf(QUOTE, pos);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    for (let i = quote - 1; i >= start && body[i] === BACKSLASH; i--) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    pos = quote + 1;
+  }
+}
+
+/** For `data:<mime>;base64,<payload>` between start and end, the payload's index; else -1. */
+function dataUriPayloadStart(body: Buffer, start: number, end: number): number {
+  if (body.toString('latin1', start, start + 5) !== 'data:') return -1;
+  const comma = body.indexOf(COMMA, start);
+  if (comma === -1 || comma >= end || comma - start > MAX_HEADER_BYTES) return -1;
+  if (!/;base64$/i.test(body.toString('latin1', start, comma))) return -1;
+  return comma + 1;
+}
+
+function isBase64(body: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (BASE64_BYTE[body[i]!] !== 1) return false;
+  return true;
+}

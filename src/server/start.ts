@@ -18,6 +18,7 @@ import { resolveProviderCredential, type PlanEnvironment } from '../routing/reso
 import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { createAdminRoutes } from './admin-routes.js';
 import { createApp, healthRoutes, type Route } from './app.js';
 import { createGatewayKeyCheck } from './auth.js';
 import { createChatRoute } from './chat-route.js';
@@ -78,6 +79,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       settings,
       resolveProviderKey: (headers) => resolveProviderCredential(headers, planEnv),
     }),
+    ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });

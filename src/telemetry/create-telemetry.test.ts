@@ -311,7 +311,7 @@ describe('createTelemetry metrics', () => {
     expect(text).toContain('gen_ai_client_operation_duration_bucket');
     expect(text).toContain('le="81.92"');
     expect(text).toMatch(/gen_ai_client_token_usage_bucket\{[^}]*gen_ai_token_type="input"[^}]*le="1024"\} 1/);
-    expect(text).toMatch(/sidegate_requests_total\{[^}]*http_response_status_code="200"[^}]*\} 1/);
+    expect(text).toMatch(/gen_ai_server_request_duration(?:_seconds)?_count\{[^}]*http_response_status_code="200"[^}]*\} 1/);
     await telemetry.shutdown(1000);
   });
 });

@@ -175,8 +175,6 @@ interface Instruments {
   timeToFirstChunk: Histogram;
   tokenUsage: Histogram;
   requestDuration: Histogram;
-  requests: Counter;
-  attempts: Counter;
   droppedSpans: Counter;
 }
 
@@ -256,8 +254,6 @@ class OtelTelemetry implements SidegateTelemetry {
         description: 'Duration of each chat-completions request served by the gateway',
         advice: { explicitBucketBoundaries: DURATION_BUCKETS },
       }),
-      requests: meter.createCounter('sidegate.requests', { unit: '{request}', description: 'Chat-completions requests served' }),
-      attempts: meter.createCounter('sidegate.attempts', { unit: '{attempt}', description: 'Upstream attempts made' }),
       droppedSpans: meter.createCounter('sidegate.telemetry.spans.dropped', {
         unit: '{span}',
         description: 'Spans never delivered to the collector (queue full or export failed)',
@@ -369,7 +365,6 @@ class OtelTelemetry implements SidegateTelemetry {
       trace.setSpan(ROOT_CONTEXT, parent),
     );
     if (span.isRecording()) span.setAttributes(request.requestAttributes);
-    this.#instruments.attempts.add(1, { [ATTR_GEN_AI_PROVIDER_NAME]: start.providerName, [ATTR_GEN_AI_REQUEST_MODEL]: start.model });
     return new OtelAttemptSpan(this, span, start, address, port);
   }
 
@@ -480,7 +475,8 @@ class OtelRequestSpan implements RequestSpan {
       };
       if (result.outcome?.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = result.outcome.responseModel;
       if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
-      this.owner.instruments.requests.add(1, attrs);
+      // Request and attempt counts are the `_count` of these histograms: no separate counters, since
+      // each recorded instrument costs an attribute hash per metric reader on the hot path.
       this.owner.instruments.requestDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
     } catch {
       // never throw from end

@@ -57,9 +57,20 @@ async function serve(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const { createTelemetry } = await import('./telemetry/create-telemetry.js');
-  const telemetry = createTelemetry({ env: process.env });
-  const gateway = await startGateway(settings, { telemetry });
+  let gateway;
+  try {
+    const { createTelemetry } = await import('./telemetry/create-telemetry.js');
+    const telemetry = createTelemetry({ env: process.env });
+    gateway = await startGateway(settings, { telemetry });
+  } catch (err) {
+    // Startup problems (a bad master key, an unreadable keys file, a port in use) are one line.
+    process.stderr.write(`sidegate: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  // A stray rejection is logged (type and message only) instead of taking every request down with it.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(`sidegate: unhandled rejection: ${reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason}\n`);
+  });
   process.stdout.write(`sidegate listening on ${gateway.url}\n`);
   if (settings.generatedApiKey) {
     // Printed once, to this terminal only; never logged anywhere else.

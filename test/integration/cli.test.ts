@@ -63,6 +63,14 @@ describe('sidegate serve', () => {
     expect(out.stderr).not.toContain(key);
   });
 
+  it('stops with one line when the gateway cannot start (bad master key)', async () => {
+    const { out, exited } = collect(run(['serve', '--port', '0'], { SIDEGATE_MASTER_KEY: 'too-short', SIDEGATE_API_KEYS: 'k' }));
+    expect(await exited).toBe(2);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr).toContain('SIDEGATE_MASTER_KEY');
+    expect(out.stderr).not.toContain('too-short');
+  });
+
   it('answers --help and refuses unknown commands', async () => {
     const help = collect(run(['--help']));
     expect(await help.exited).toBe(0);

@@ -176,7 +176,7 @@ describe('gemini provider: generateContent', () => {
     expect(errorView(err)).toStrictEqual({
       status: 504,
       reason: 'timeout',
-      message: 'upstream did not answer before the attempt timeout',
+      message: 'upstream did not answer within the attempt timeout (50 ms)',
       retryAfterSeconds: undefined,
     });
   });

@@ -21,11 +21,12 @@ import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import { serializedLength, serializeJsonBody } from '../../openai/inline-blobs.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
+import { AttemptControl } from '../attempt-control.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
 import { convertResponse } from './convert-response.js';
 import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
 import { mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
-import { SseParser } from './sse-parser.js';
+import { SseParser } from '../sse-parser.js';
 import { GeminiStreamTranslator } from './stream.js';
 import { WireFile } from './wire-schemas.js';
 
@@ -69,59 +70,6 @@ function modelPath(model: string): string {
 
 function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
-}
-
-/** One upstream attempt's abort wiring: client signal + per-attempt header timeout. */
-class AttemptControl {
-  readonly controller = new AbortController();
-  timedOut = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly onClientAbort = (): void => this.controller.abort();
-
-  constructor(
-    private readonly clientSignal: AbortSignal,
-    timeoutMs: number,
-  ) {
-    if (clientSignal.aborted) this.controller.abort();
-    else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.controller.abort();
-      }, timeoutMs);
-      this.timer.unref();
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  headersArrived(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  dispose(): void {
-    this.headersArrived();
-    this.clientSignal.removeEventListener('abort', this.onClientAbort);
-  }
-
-  /** Maps anything thrown by undici during this attempt to our error types. */
-  toError(err: unknown, phase: 'connect' | 'body'): Error {
-    if (err instanceof GatewayError || err instanceof ClientAbortError) return err;
-    if (this.clientSignal.aborted) return new ClientAbortError();
-    if (this.timedOut) {
-      return new UpstreamError('upstream did not answer before the attempt timeout', { status: 504, reason: 'timeout' });
-    }
-    const code = (err as { code?: unknown })?.code;
-    const detail = typeof code === 'string' ? ` (${code})` : '';
-    const message =
-      phase === 'connect'
-        ? `the upstream connection failed before an answer${detail}`
-        : `the upstream connection dropped before the answer was complete${detail}`;
-    return new UpstreamError(message, { status: 502, reason: 'connection_error', cause: err });
-  }
 }
 
 export function createGeminiProvider(options: GeminiProviderOptions = {}): GeminiProvider {

@@ -15,8 +15,9 @@ import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
+import { AttemptControl } from '../attempt-control.js';
 import { parseOpenAIError, scrubKeys } from './openai-errors.js';
-import { SseDataParser } from './parse-sse.js';
+import { SseParser } from '../sse-parser.js';
 import { prepareOpenAIBody } from './prepare-openai-body.js';
 
 export interface OpenAIProviderOptions {
@@ -35,55 +36,6 @@ export interface OpenAIProvider extends Provider {
 export function chatCompletionsUrl(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   return `${base.endsWith('/v1') ? base : `${base}/v1`}/chat/completions`;
-}
-
-/** Abort wiring of one attempt: the client's signal plus the timeout until headers. */
-class AttemptControl {
-  readonly controller = new AbortController();
-  private timedOut = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly onClientAbort = (): void => this.controller.abort();
-
-  constructor(
-    private readonly clientSignal: AbortSignal,
-    private readonly timeoutMs: number,
-  ) {
-    if (clientSignal.aborted) this.controller.abort();
-    else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.controller.abort();
-      }, timeoutMs);
-      this.timer.unref();
-    }
-  }
-
-  headersArrived(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  dispose(): void {
-    this.headersArrived();
-    this.clientSignal.removeEventListener('abort', this.onClientAbort);
-  }
-
-  toError(err: unknown, phase: 'connect' | 'body'): Error {
-    if (err instanceof GatewayError || err instanceof ClientAbortError) return err;
-    if (this.clientSignal.aborted) return new ClientAbortError();
-    if (this.timedOut) {
-      return new UpstreamError(`upstream did not answer within ${this.timeoutMs} ms`, { status: 504, reason: 'timeout' });
-    }
-    const code = (err as { code?: unknown })?.code;
-    const detail = typeof code === 'string' ? ` (${code})` : '';
-    return new UpstreamError(
-      phase === 'connect'
-        ? `the upstream connection failed before an answer${detail}`
-        : `the upstream connection dropped before the answer was complete${detail}`,
-      { status: 502, reason: 'connection_error', cause: err },
-    );
-  }
 }
 
 const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
@@ -206,7 +158,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     };
 
     async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-      const parser = new SseDataParser();
+      const parser = new SseParser();
       const decoder = new TextDecoder();
       let completed = false;
       try {

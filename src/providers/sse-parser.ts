@@ -1,6 +1,6 @@
 /**
- * Incremental parser of `text/event-stream` bodies (WHATWG HTML §9.2.6, the subset Gemini uses:
- * `data:` lines; gemini-wire §4). Pure and stateful per stream.
+ * Incremental parser of `text/event-stream` bodies (WHATWG HTML §9.2.6, the subset Gemini and
+ * OpenAI-compatible upstreams use: `data:` lines; gemini-wire §4). Pure and stateful per stream.
  *
  * Events end at a blank line; lines end with `\r\n`, `\n` or `\r`, so both Google's `\r\n\r\n`
  * and `\n\n` work, and a chunk may split anywhere (even between `\r` and `\n`). Comment lines and

@@ -27,6 +27,7 @@ if (role === 'emulator') {
 }
 
 process.on('message', (msg) => {
+  if (msg?.type === 'cpu') process.send?.({ type: 'cpu', ...process.cpuUsage() });
   if (msg?.type === 'mem') {
     if (msg.gc && global.gc) global.gc();
     process.send?.({ type: 'mem', ...process.memoryUsage() });

@@ -29,8 +29,8 @@ const MODEL = 'gemini-2.5-flash';
 const chatBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
 const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say hello to the benchmark.' }] }], generationConfig: { maxOutputTokens: 64 } });
 
-function start(role, extraArgs = [], env = {}) {
-  const child = fork(join(here, 'child.mjs'), [role, ...extraArgs], {
+function start(role, extraArgs = [], env = {}, file = 'child.mjs') {
+  const child = fork(join(here, file), [role, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     execArgv: ['--expose-gc'],
     env: { ...process.env, ...env },
@@ -131,15 +131,26 @@ async function main() {
     },
     body: chatBody,
   };
-  const report = { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, tracing: 'on (OTLP to a dead collector)' };
+  const os = await import('node:os');
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    load_average_at_start: os.loadavg(),
+    tracing: 'on (OTLP to a dead collector)',
+  };
 
   await new Promise((r) => setTimeout(r, 1000));
   const idle = await memory(gateway.child);
   report.idle_memory = { rss_mb: mb(idle.rss), heap_used_mb: mb(idle.heapUsed) };
   console.log(`idle memory          rss ${report.idle_memory.rss_mb} MB (target ≤ 80 MB)`);
 
-  await fixedRate({ targets: [direct, viaGateway], ratePerSecond: 2000, seconds: 2 }); // warm-up
-  const [d, g] = await fixedRate({ targets: [direct, viaGateway], ratePerSecond: RATE * 2, seconds: SECONDS });
+  // Warm up both paths, then run each alone at the same fixed rate, so the emulator carries the same
+  // load in both runs and the difference is what the gateway adds (tracing on).
+  await fixedRate({ targets: [direct], ratePerSecond: RATE, seconds: 2 });
+  await fixedRate({ targets: [viaGateway], ratePerSecond: RATE, seconds: 2 });
+  const [d] = await fixedRate({ targets: [direct], ratePerSecond: RATE, seconds: SECONDS });
+  const [g] = await fixedRate({ targets: [viaGateway], ratePerSecond: RATE, seconds: SECONDS });
   const ds = summarize(d.latencies);
   const gs = summarize(g.latencies);
   report.added_latency = {
@@ -151,7 +162,18 @@ async function main() {
     added_p50_ms: round(gs.p50_ms - ds.p50_ms),
     added_p99_ms: round(gs.p99_ms - ds.p99_ms),
   };
-  console.log(`added latency        p50 ${report.added_latency.added_p50_ms} ms (≤ 0.5), p99 ${report.added_latency.added_p99_ms} ms (≤ 1) at ${RATE} req/s; errors ${g.errors}`);
+  console.log(`upstream alone       p50 ${round(ds.p50_ms)} ms, p99 ${round(ds.p99_ms)} ms at ${RATE} req/s`);
+  console.log(`through the gateway  p50 ${round(gs.p50_ms)} ms, p99 ${round(gs.p99_ms)} ms at ${RATE} req/s; errors ${g.errors}`);
+  console.log(`added latency        p50 ${report.added_latency.added_p50_ms} ms (target ≤ 0.5), p99 ${report.added_latency.added_p99_ms} ms (target ≤ 1)`);
+
+  // CPU per request, sidegate next to a bare proxy on the same machine (see bare-proxy.mjs).
+  const bare = await start(emulator.url, [], {}, 'bare-proxy.mjs');
+  const bareTarget = { ...viaGateway, origin: bare.url };
+  const sidegateCpu = await cpuPerRequest(gateway.child, viaGateway);
+  const bareCpu = await cpuPerRequest(bare.child, bareTarget);
+  bare.child.kill('SIGTERM');
+  report.cpu_per_request_us = { sidegate: sidegateCpu, bare_proxy: bareCpu, added: sidegateCpu - bareCpu };
+  console.log(`CPU per request      sidegate ${sidegateCpu} µs, bare proxy ${bareCpu} µs → sidegate adds ${sidegateCpu - bareCpu} µs`);
 
   report.throughput = { sidegate: await maxThroughput({ target: viaGateway, seconds: 5 }) };
   console.log(`throughput           sidegate ${Math.round(report.throughput.sidegate.rps)} req/s (64 connections)`);
@@ -196,6 +218,27 @@ async function main() {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`report               ${file}`);
+}
+
+function cpuUsage(child) {
+  return new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (m?.type === 'cpu') {
+        child.off('message', onMessage);
+        resolve(m);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'cpu' });
+  });
+}
+
+async function cpuPerRequest(child, target, n = 10_000) {
+  await runCount(target, 2_000);
+  const before = await cpuUsage(child);
+  await runCount(target, n);
+  const after = await cpuUsage(child);
+  return Math.round((after.user + after.system - before.user - before.system) / n);
 }
 
 async function runCount(target, n) {

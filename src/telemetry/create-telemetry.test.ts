@@ -301,6 +301,26 @@ describe('createTelemetry spans', () => {
   });
 });
 
+describe('createTelemetry span times', () => {
+  it('never shows back-to-back attempts overlapping (one monotonic clock, not whole milliseconds)', () => {
+    const { telemetry, spans } = setup();
+    const req = telemetry.startRequest({ headers: {}, request });
+    for (let i = 1; i <= 300; i++) req.startAttempt(attempt({ attemptNumber: i })).end({ status: 503, error: new Error('x') });
+    req.end({ status: 503, attempts: 300 });
+    const nanos = ([s, ns]: [number, number]) => BigInt(s) * 1_000_000_000n + BigInt(ns);
+    const attempts = spans()
+      .filter((s) => s.kind === SpanKind.CLIENT)
+      .sort((a, b) => Number(a.attributes['gateway.attempt.number']) - Number(b.attributes['gateway.attempt.number']));
+    expect(attempts).toHaveLength(300);
+    for (let i = 1; i < attempts.length; i++) {
+      expect(nanos(attempts[i]!.startTime) >= nanos(attempts[i - 1]!.endTime)).toBe(true);
+    }
+    const server = spans().find((s) => s.kind === SpanKind.SERVER)!;
+    expect(nanos(server.startTime) <= nanos(attempts[0]!.startTime)).toBe(true);
+    expect(nanos(server.endTime) >= nanos(attempts.at(-1)!.endTime)).toBe(true);
+  });
+});
+
 describe('createTelemetry metrics', () => {
   it('renders GenAI histograms with semconv buckets and request counts as Prometheus text', async () => {
     const { telemetry } = setup();

@@ -4,31 +4,48 @@
  * stream is never cut by it (DESIGN Decision 6). Maps what undici throws to our error types.
  * One instance per attempt; call `dispose()` when the attempt is over.
  */
+import { EventEmitter } from 'node:events';
 import { ClientAbortError, GatewayError, UpstreamError } from '../errors.js';
 
+/**
+ * The abort signal handed to undici for one attempt. undici accepts an EventEmitter with an
+ * `aborted` flag; an AbortController per attempt costs several times more (EventTarget setup),
+ * and this runs on every request.
+ */
+export class AttemptSignal extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
 export class AttemptControl {
-  readonly controller = new AbortController();
+  readonly signal = new AttemptSignal();
   private timedOut = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly onClientAbort = (): void => this.controller.abort();
+  private readonly onClientAbort = (): void => this.signal.abort();
 
   constructor(
     private readonly clientSignal: AbortSignal,
     private readonly timeoutMs: number,
   ) {
-    if (clientSignal.aborted) this.controller.abort();
+    if (clientSignal.aborted) this.signal.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.timer = setTimeout(() => {
         this.timedOut = true;
-        this.controller.abort();
+        this.signal.abort();
       }, timeoutMs);
       this.timer.unref();
     }
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** Aborts the upstream call (e.g. the consumer of a stream went away). */
+  abort(): void {
+    this.signal.abort();
   }
 
   headersArrived(): void {

@@ -4,8 +4,8 @@ import { toErrorResponse } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const payload = JSON.stringify(body);
-  if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  // One writeHead with every header: cheaper than a setHeader per header on the hot path.
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
 }
 

@@ -270,7 +270,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       } finally {
         if (!completed) {
           // The client went away (return()) or the stream failed: stop reading upstream.
-          control.controller.abort();
+          control.abort();
           res.body.destroy();
         }
         control.dispose();

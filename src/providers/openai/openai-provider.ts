@@ -60,7 +60,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
           authorization: `Bearer ${target.apiKey}`,
         },
         body: JSON.stringify(prepared.body),
-        signal: control.controller.signal,
+        signal: control.signal,
         dispatcher,
       });
     } catch (err) {
@@ -188,7 +188,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
         outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
         if (!completed) {
           // The client went away (return()) or the stream failed: stop reading upstream.
-          control.controller.abort();
+          control.abort();
           res.body.destroy();
         }
         control.dispose();

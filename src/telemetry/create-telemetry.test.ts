@@ -321,6 +321,34 @@ describe('createTelemetry span times', () => {
   });
 });
 
+describe('createTelemetry metrics with OTLP push on', () => {
+  it.each([
+    { name: 'cumulative (default): /metrics reads the push reader', preference: undefined },
+    { name: 'delta: /metrics keeps its own cumulative reader', preference: 'delta' },
+  ])('$name', async ({ preference }) => {
+    const saved = process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE;
+    if (preference) process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE = preference;
+    try {
+      const telemetry = createTelemetry({
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_METRIC_EXPORT_INTERVAL: '600000', OTEL_TRACES_EXPORTER: 'none' },
+        logger: () => {},
+      });
+      for (let i = 0; i < 2; i++) {
+        const req = telemetry.startRequest({ headers: {}, request });
+        req.startAttempt(attempt()).end({ status: 200, outcome });
+        req.end({ status: 200, outcome, attempts: 1 });
+        // Rendering twice must not reset anything: Prometheus counts are cumulative.
+        const text = (await telemetry.renderMetrics?.()) ?? '';
+        expect(text).toMatch(new RegExp(`gen_ai_server_request_duration(?:_seconds)?_count\\{[^}]*\\} ${i + 1}`));
+      }
+      await telemetry.shutdown(500);
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE;
+      else process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE = saved;
+    }
+  });
+});
+
 describe('createTelemetry metrics', () => {
   it('renders GenAI histograms with semconv buckets and request counts as Prometheus text', async () => {
     const { telemetry } = setup();

@@ -29,7 +29,9 @@ import type { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemet
 import type { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AggregationTemporality,
   ConsoleMetricExporter,
+  InstrumentType,
   MeterProvider,
   PeriodicExportingMetricReader,
   type IMetricReader,
@@ -187,7 +189,8 @@ class OtelTelemetry implements SidegateTelemetry {
   readonly #extractor: TextMapPropagator;
   readonly #injector = new W3CTraceContextPropagator();
   readonly #meterProvider: MeterProvider;
-  readonly #prometheus: PrometheusExporter;
+  /** The reader `/metrics` collects from: the OTLP push reader when it is cumulative, else a Prometheus reader. */
+  readonly #metricsSource: IMetricReader;
   readonly #serializer = new PrometheusSerializer();
   readonly #instruments: Instruments;
   readonly #drops: DropReporter;
@@ -219,18 +222,26 @@ class OtelTelemetry implements SidegateTelemetry {
       }),
     );
 
-    this.#prometheus = new PrometheusExporter({ preventServerStart: true });
-    const readers: IMetricReader[] = [this.#prometheus];
+    const readers: IMetricReader[] = [];
+    let shared: IMetricReader | undefined;
     for (const kind of config.metricsExporters) {
       const exporter: PushMetricExporter = kind === 'console' ? new ConsoleMetricExporter() : createMetricExporter(config.metrics);
-      readers.push(
-        new PeriodicExportingMetricReader({
-          exporter,
-          exportIntervalMillis: config.metricExportIntervalMillis,
-          exportTimeoutMillis: Math.min(config.metricExportTimeoutMillis, config.metricExportIntervalMillis),
-        }),
-      );
+      const reader = new PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: config.metricExportIntervalMillis,
+        exportTimeoutMillis: Math.min(config.metricExportTimeoutMillis, config.metricExportIntervalMillis),
+      });
+      readers.push(reader);
+      if (shared === undefined && kind !== 'console' && isCumulative(exporter)) shared = reader;
     }
+    // Every reader costs an attribute hash per recorded value on the request path. A cumulative OTLP
+    // reader (the default) already holds what Prometheus needs, so `/metrics` collects from it; a
+    // separate Prometheus reader is added only for delta temporality or when OTLP push is off.
+    if (shared === undefined) {
+      shared = new PrometheusExporter({ preventServerStart: true });
+      readers.push(shared);
+    }
+    this.#metricsSource = shared;
     this.#meterProvider = new MeterProvider({ resource, readers });
     const meter = this.#meterProvider.getMeter('sidegate', deps.serviceVersion);
     this.#instruments = {
@@ -388,7 +399,7 @@ class OtelTelemetry implements SidegateTelemetry {
   }
 
   async renderMetrics(): Promise<string> {
-    const { resourceMetrics } = await this.#prometheus.collect();
+    const { resourceMetrics } = await this.#metricsSource.collect();
     return this.#serializer.serialize(resourceMetrics);
   }
 
@@ -668,6 +679,14 @@ function createTraceExporter(signal: OtlpSignalConfig): SpanExporter {
       return new OTLPTraceExporter(options);
     }
   }
+}
+
+function isCumulative(exporter: PushMetricExporter): boolean {
+  const select = exporter.selectAggregationTemporality?.bind(exporter);
+  if (select === undefined) return true; // the SDK's default selector is cumulative
+  return [InstrumentType.COUNTER, InstrumentType.HISTOGRAM, InstrumentType.UP_DOWN_COUNTER].every(
+    (type) => select(type) === AggregationTemporality.CUMULATIVE,
+  );
 }
 
 function createMetricExporter(signal: OtlpSignalConfig): PushMetricExporter {

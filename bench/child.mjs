@@ -13,7 +13,7 @@ if (role === 'emulator') {
 } else if (role === 'gateway') {
   const { startGateway } = await import('../dist/server/start.js');
   const { createTelemetry } = await import('../dist/telemetry/create-telemetry.js');
-  // Tracing on, exporting to a collector address where nothing listens: the dead-collector case.
+  // Tracing on, exporting to whatever OTEL_EXPORTER_OTLP_ENDPOINT names (run.mjs: a live sink).
   const telemetry = createTelemetry({ env: process.env, logger: () => {} });
   const gateway = await startGateway(
     { port: 0, geminiBaseUrl: baseUrl, apiKeys: [key] },
@@ -21,6 +21,20 @@ if (role === 'emulator') {
   );
   close = () => gateway.close();
   process.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
+} else if (role === 'sink') {
+  // A live OTLP/HTTP receiver that accepts and discards: the gateway pays the real export cost
+  // (serialisation, HTTP) without a collector's own CPU use skewing the figures.
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
+      res.end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  close = () => new Promise((resolve) => server.close(resolve));
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`);
 } else {
   process.stderr.write(`unknown role ${role}\n`);
   process.exit(2);

@@ -107,10 +107,10 @@ async function startPeer(emulatorUrl) {
 }
 
 async function main() {
-  const deadCollector = await freePort();
+  const sink = await start('sink');
   const emulator = await start('emulator');
   const gateway = await start('gateway', [emulator.url, GATEWAY_KEY], {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
     OTEL_SERVICE_NAME: 'sidegate-bench',
     OTEL_METRIC_EXPORT_INTERVAL: '60000',
   });
@@ -137,13 +137,17 @@ async function main() {
     node: process.version,
     cpus: os.cpus().length,
     load_average_at_start: os.loadavg(),
-    tracing: 'on (OTLP to a dead collector)',
+    tracing: 'on: spans and metrics exported over OTLP/HTTP protobuf to a live receiver',
   };
 
   await new Promise((r) => setTimeout(r, 1000));
   const idle = await memory(gateway.child);
   report.idle_memory = { rss_mb: mb(idle.rss), heap_used_mb: mb(idle.heapUsed) };
   console.log(`idle memory          rss ${report.idle_memory.rss_mb} MB (target ≤ 80 MB)`);
+
+  // Before any load, so the baseline is the idle process.
+  report.inline_image = await inlineImage(gateway.child, viaGateway);
+  console.log(`20 MB inline image   status ${report.inline_image.status}, peak rss +${report.inline_image.peak_rss_delta_mb} MB = ${report.inline_image.ratio}× its size (target ≤ 2×)`);
 
   // Warm up both paths, then run each alone at the same fixed rate, so the emulator carries the same
   // load in both runs and the difference is what the gateway adds (tracing on).
@@ -208,11 +212,10 @@ async function main() {
   report.memory_over_requests = { requests: REQUESTS, samples, heap_growth_after_first_tenth_mb: round(growth) };
   console.log(`memory over ${REQUESTS} req  heap ${samples[1].heap_used_mb} → ${samples.at(-1).heap_used_mb} MB, rss ${samples[1].rss_mb} → ${samples.at(-1).rss_mb} MB`);
 
-  report.inline_image = await inlineImage(gateway.child, viaGateway);
-  console.log(`20 MB inline image   status ${report.inline_image.status}, peak rss +${report.inline_image.peak_rss_delta_mb} MB = ${report.inline_image.ratio}× its size (target ≤ 2×)`);
 
   gateway.child.kill('SIGTERM');
   emulator.child.kill('SIGTERM');
+  sink.child.kill('SIGTERM');
   mkdirSync(join(here, 'results'), { recursive: true });
   const file = join(here, 'results', `${report.date.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

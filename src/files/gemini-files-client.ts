@@ -8,7 +8,7 @@
  * undici `request` over a keep-alive `Agent` (DESIGN Decision 14). One client serves many calls.
  */
 import type { Readable } from 'node:stream';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from '../providers/http-client.js';
 import { z } from 'zod';
 import { InvalidRequestError, UpstreamError } from '../errors.js';
 

@@ -17,7 +17,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../providers/http-client.js';
 import { ClientAbortError, InvalidRequestError } from '../errors.js';
 import { classifyAddress } from './classify-address.js';
 import { normalizeMediaMimeType } from './mime-types.js';

@@ -15,7 +15,7 @@
  * dispatcher and a bounded cache of file MIME types.
  */
 import { Readable } from 'node:stream';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import { serializedLength, serializeJsonBody } from '../../openai/inline-blobs.js';

@@ -25,7 +25,7 @@ describe('parseJsonBody', () => {
     const ref = seen.slice('data:image/png;base64,'.length);
     expect(isBlobRef(ref)).toBe(true);
     expect(ref.length).toBeLessThan(32);
-    expect(blobBytes(ref)?.toString('latin1')).toBe(payload);
+    expect(Buffer.concat(blobBytes(ref)!).toString('latin1')).toBe(payload);
     expect((parsed.value as any).messages[0].content[1].text).toBe('hi "there"');
 
     const upstream = { contents: [{ parts: [{ inlineData: { mimeType: 'image/png', data: ref } }] }] };
@@ -65,5 +65,47 @@ describe('parseJsonBody', () => {
   it('reports malformed JSON the way JSON.parse does', () => {
     const text = Buffer.from(`{"u": "data:image/png;base64,${big(2 * 1024 * 1024)}", }`);
     expect(() => parseJsonBody(text)).toThrow(SyntaxError);
+  });
+});
+
+describe('parseJsonBody on a body held as the chunks it arrived in', () => {
+  /** Splits at pseudo-random points (fixed seed) into pieces of 1 byte to 64 KiB. */
+  function chunked(buf: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    let seed = 7;
+    for (let at = 0; at < buf.length; ) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const size = seed % 3 === 0 ? 1 + (seed % 7) : 1 + (seed % 65536);
+      out.push(buf.subarray(at, at + size));
+      at += size;
+    }
+    return out;
+  }
+
+  it('gives the same value and the same upstream bytes as a single buffer', () => {
+    const payload = big(700 * 1024, 'Q') + 'w==';
+    const value = {
+      note: 'héllo — ünïcödé "quoted" \\ back\\slash',
+      a: `data:image/webp;base64,${payload}`,
+      filler: 'x'.repeat(400 * 1024),
+      b: [`data:video/mp4;base64,${big(300 * 1024, 'z')}`],
+    };
+    const whole = body(value);
+    const pieces = chunked(whole);
+    expect(pieces.length).toBeGreaterThan(10);
+    const fromChunks = parseJsonBody(pieces);
+    const fromWhole = parseJsonBody(whole);
+    expect(fromChunks.blobCount).toBe(2);
+    const upstream = (p: typeof fromChunks) => Buffer.concat(serializeJsonBody(p.value) as Buffer[]).toString();
+    expect(upstream(fromChunks)).toBe(upstream(fromWhole));
+    expect(JSON.parse(upstream(fromChunks))).toStrictEqual(value);
+    fromChunks.release();
+    fromWhole.release();
+  });
+
+  it('parses a small body given in pieces, including a character split across them', () => {
+    const whole = Buffer.from(JSON.stringify({ t: 'ünïcödé ✓' }));
+    const pieces = [whole.subarray(0, 9), whole.subarray(9, 10), whole.subarray(10)];
+    expect(parseJsonBody(pieces).value).toStrictEqual({ t: 'ünïcödé ✓' });
   });
 });

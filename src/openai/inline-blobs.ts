@@ -25,7 +25,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-const blobs = new Map<string, Buffer>();
+/** Payload bytes by id: the slices of the client's body chunks that make up each payload. */
+const blobs = new Map<string, Buffer[]>();
 let nextId = 0;
 
 /** 256-entry table: 1 for bytes of the base64 alphabet (standard and URL-safe) and `=`. */
@@ -40,33 +41,38 @@ export interface ParsedBody {
   release(): void;
 }
 
-/** `JSON.parse` of a request body, with large base64 data-URI payloads kept by reference. */
-export function parseJsonBody(body: Buffer): ParsedBody {
-  if (body.length < LARGE_BODY_BYTES) return { value: JSON.parse(body.toString('utf8')), blobCount: 0, release: noop };
+/**
+ * `JSON.parse` of a request body, with large base64 data-URI payloads kept by reference. The body
+ * may be given as the chunks it arrived in: a large body is then never copied into one buffer
+ * (copying would leave a second copy of it as garbage until the next collection).
+ */
+export function parseJsonBody(body: Buffer | readonly Buffer[]): ParsedBody {
+  const bytes = new ChunkedBytes(Buffer.isBuffer(body) ? [body] : body);
+  if (bytes.length < LARGE_BODY_BYTES) return { value: JSON.parse(bytes.toString(0, bytes.length)), blobCount: 0, release: noop };
   const ids: string[] = [];
   let text = '';
   let copiedUpTo = 0;
-  let pos = body.indexOf(QUOTE);
+  let pos = bytes.indexOf(QUOTE, 0);
   while (pos !== -1) {
     const start = pos + 1;
-    const end = closingQuote(body, start);
+    const end = closingQuote(bytes, start);
     if (end === -1) break; // unterminated: let JSON.parse report it
     if (end - start >= BLOB_MIN_BYTES) {
       // The header is copied as JSON text (escapes and all); the payload must be pure base64,
       // which also rules out escapes inside it.
-      const payloadStart = dataUriPayloadStart(body, start, end);
-      if (payloadStart !== -1 && isBase64(body, payloadStart, end)) {
+      const payloadStart = dataUriPayloadStart(bytes, start, end);
+      if (payloadStart !== -1 && bytes.isBase64(payloadStart, end)) {
         const id = String(nextId++);
-        blobs.set(id, body.subarray(payloadStart, end));
+        blobs.set(id, bytes.subarrays(payloadStart, end));
         ids.push(id);
-        text += body.toString('utf8', copiedUpTo, payloadStart) + SERIALIZED_PREFIX + id;
+        text += bytes.toString(copiedUpTo, payloadStart) + SERIALIZED_PREFIX + id;
         copiedUpTo = end;
       }
     }
-    pos = body.indexOf(QUOTE, end + 1);
+    pos = bytes.indexOf(QUOTE, end + 1);
   }
-  if (ids.length === 0) return { value: JSON.parse(body.toString('utf8')), blobCount: 0, release: noop };
-  text += body.toString('utf8', copiedUpTo);
+  if (ids.length === 0) return { value: JSON.parse(bytes.toString(0, bytes.length)), blobCount: 0, release: noop };
+  text += bytes.toString(copiedUpTo, bytes.length);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -82,8 +88,8 @@ export function isBlobRef(value: string): boolean {
   return value.startsWith(PREFIX);
 }
 
-/** Bytes of a referenced payload (base64 text), or undefined once released. */
-export function blobBytes(ref: string): Buffer | undefined {
+/** Bytes of a referenced payload (base64 text, as the slices it is held in), or undefined once released. */
+export function blobBytes(ref: string): readonly Buffer[] | undefined {
   return isBlobRef(ref) ? blobs.get(ref.slice(PREFIX.length)) : undefined;
 }
 
@@ -104,7 +110,7 @@ export function serializeJsonBody(value: unknown): string | Buffer[] {
     while (idEnd < json.length && json.charCodeAt(idEnd) >= 48 && json.charCodeAt(idEnd) <= 57) idEnd++;
     const bytes = blobs.get(json.slice(idStart, idEnd));
     if (!bytes) throw new Error('inline payload was released before the upstream body was written');
-    parts.push(Buffer.from(json.slice(from, at), 'utf8'), bytes);
+    parts.push(Buffer.from(json.slice(from, at), 'utf8'), ...bytes);
     from = idEnd;
     at = json.indexOf(SERIALIZED_PREFIX, idEnd);
   }
@@ -127,28 +133,93 @@ function release(ids: string[]): void {
 function noop(): void {}
 
 /** Index of the quote closing the string that starts at `start`, skipping escaped quotes. */
-function closingQuote(body: Buffer, start: number): number {
+function closingQuote(bytes: ChunkedBytes, start: number): number {
   let pos = start;
   for (;;) {
-    const quote = body.indexOf(QUOTE, pos);
+    const quote = bytes.indexOf(QUOTE, pos);
     if (quote === -1) return -1;
     let backslashes = 0;
-    for (let i = quote - 1; i >= start && body[i] === BACKSLASH; i--) backslashes++;
+    for (let i = quote - 1; i >= start && bytes.byteAt(i) === BACKSLASH; i--) backslashes++;
     if (backslashes % 2 === 0) return quote;
     pos = quote + 1;
   }
 }
 
 /** For `data:<mime>;base64,<payload>` between start and end, the payload's index; else -1. */
-function dataUriPayloadStart(body: Buffer, start: number, end: number): number {
-  if (body.toString('latin1', start, start + 5) !== 'data:') return -1;
-  const comma = body.indexOf(COMMA, start);
+function dataUriPayloadStart(bytes: ChunkedBytes, start: number, end: number): number {
+  if (bytes.toString(start, start + 5, 'latin1') !== 'data:') return -1;
+  const comma = bytes.indexOf(COMMA, start);
   if (comma === -1 || comma >= end || comma - start > MAX_HEADER_BYTES) return -1;
-  if (!/;base64$/i.test(body.toString('latin1', start, comma))) return -1;
+  if (!/;base64$/i.test(bytes.toString(start, comma, 'latin1'))) return -1;
   return comma + 1;
 }
 
-function isBase64(body: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (BASE64_BYTE[body[i]!] !== 1) return false;
-  return true;
+/** A read-only view of a body held as the chunks it arrived in, addressed as one byte range. */
+class ChunkedBytes {
+  readonly length: number;
+  /** `starts[i]` is the offset of `chunks[i]` in the whole. */
+  private readonly starts: number[] = [];
+
+  constructor(private readonly chunks: readonly Buffer[]) {
+    let at = 0;
+    for (const chunk of chunks) {
+      this.starts.push(at);
+      at += chunk.length;
+    }
+    this.length = at;
+  }
+
+  /** Chunk holding byte `pos` (binary search over chunk offsets). */
+  private chunkOf(pos: number): number {
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  byteAt(pos: number): number {
+    const i = this.chunkOf(pos);
+    return this.chunks[i]![pos - this.starts[i]!]!;
+  }
+
+  indexOf(byte: number, from: number): number {
+    if (from >= this.length) return -1;
+    for (let i = this.chunkOf(from); i < this.chunks.length; i++) {
+      const local = Math.max(0, from - this.starts[i]!);
+      const found = this.chunks[i]!.indexOf(byte, local);
+      if (found !== -1) return this.starts[i]! + found;
+    }
+    return -1;
+  }
+
+  /** The bytes in [start, end) as slices of the chunks (no copy). */
+  subarrays(start: number, end: number): Buffer[] {
+    const out: Buffer[] = [];
+    if (start >= end) return out;
+    for (let i = this.chunkOf(start); i < this.chunks.length && this.starts[i]! < end; i++) {
+      const chunk = this.chunks[i]!;
+      const from = Math.max(0, start - this.starts[i]!);
+      const to = Math.min(chunk.length, end - this.starts[i]!);
+      if (to > from) out.push(chunk.subarray(from, to));
+    }
+    return out;
+  }
+
+  /** Text of [start, end); decoded as one piece so a UTF-8 character split across chunks survives. */
+  toString(start: number, end: number, encoding: 'utf8' | 'latin1' = 'utf8'): string {
+    const parts = this.subarrays(start, Math.min(end, this.length));
+    if (parts.length === 1) return parts[0]!.toString(encoding);
+    return Buffer.concat(parts).toString(encoding);
+  }
+
+  isBase64(start: number, end: number): boolean {
+    for (const part of this.subarrays(start, end)) {
+      for (let i = 0; i < part.length; i++) if (BASE64_BYTE[part[i]!] !== 1) return false;
+    }
+    return true;
+  }
 }

@@ -80,7 +80,7 @@ async function startPeer(emulatorUrl) {
     });
   }
   const port = await freePort();
-  const child = spawn(process.execPath, [entry, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { googleError, startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
-import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
+import { googleError, type Emulator } from '../../src/emulator/index.js';
+import type { SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { mapTraceId } from '../../src/telemetry/map-id.js';
+import { startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
 import { ensureBinary, freePort, readTrace, runWithConfig, startJaeger, type Jaeger, type RunningProcess } from './otel-binaries.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -24,8 +24,8 @@ const [jaegerBinary, collectorBinary] = await Promise.all([ensureBinary('jaeger'
 describe.skipIf(jaegerBinary === null || collectorBinary === null)('otel-collector.yaml in a real collector', () => {
   let jaeger: Jaeger;
   let collector: RunningProcess;
+  let under: GatewayUnderTest;
   let emulator: Emulator;
-  let gateway: RunningGateway;
   let telemetry: SidegateTelemetry;
   let client: OpenAI;
 
@@ -46,28 +46,18 @@ describe.skipIf(jaegerBinary === null || collectorBinary === null)('otel-collect
         OTELCOL_SAMPLE_PERCENTAGE: '0',
       },
     );
-    emulator = await startEmulator({ apiKeys: [PROVIDER_KEY] });
-    telemetry = createTelemetry({
-      env: {
-        OTEL_SERVICE_NAME: 'sidegate-collector-e2e',
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${http}`,
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
-      },
+    under = await startGatewayUnderTest({
+      otlpEndpoint: `http://127.0.0.1:${http}`,
+      serviceName: 'sidegate-collector-e2e',
+      gatewayKey: GATEWAY_KEY,
+      providerKey: PROVIDER_KEY,
+      env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' },
     });
-    gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { telemetry });
-    client = new OpenAI({
-      baseURL: `${gateway.url}/v1`,
-      apiKey: PROVIDER_KEY,
-      maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google' },
-    });
+    ({ emulator, telemetry, client } = under);
   });
 
   afterAll(async () => {
-    await gateway?.close();
-    await emulator?.close();
+    await under?.close();
     await collector?.stop();
     await jaeger?.close();
   });

@@ -5,22 +5,21 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { googleError, startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { googleError, type Emulator } from '../../src/emulator/index.js';
+import type { RunningGateway } from '../../src/server/start.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { mapTraceId } from '../../src/telemetry/map-id.js';
+import { CLIENT, ERROR, SERVER, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
 import { ensureBinary, readTrace, startJaeger, type Jaeger, type StoredSpan } from './otel-binaries.js';
 
 const GATEWAY_KEY = 'sg-e2e-gateway-key-0123456789';
 const PROVIDER_KEY = 'AIzaE2eProviderKey0123456789abcdef';
-const SERVER = 2; // OTLP SpanKind
-const CLIENT = 3;
-const ERROR = 2; // OTLP StatusCode
 
 const binary = await ensureBinary('jaeger');
 
 describe.skipIf(binary === null)('traces in a real Jaeger', () => {
   let jaeger: Jaeger;
+  let under: GatewayUnderTest;
   let emulator: Emulator;
   let gateway: RunningGateway;
   let telemetry: SidegateTelemetry;
@@ -28,28 +27,18 @@ describe.skipIf(binary === null)('traces in a real Jaeger', () => {
 
   beforeAll(async () => {
     jaeger = await startJaeger(binary as string);
-    emulator = await startEmulator({ apiKeys: [PROVIDER_KEY] });
-    telemetry = createTelemetry({
-      env: {
-        OTEL_SERVICE_NAME: 'sidegate-e2e',
-        OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpHttp,
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=e2e',
-      },
+    under = await startGatewayUnderTest({
+      otlpEndpoint: jaeger.otlpHttp,
+      serviceName: 'sidegate-e2e',
+      gatewayKey: GATEWAY_KEY,
+      providerKey: PROVIDER_KEY,
+      env: { OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=e2e' },
     });
-    gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { telemetry });
-    client = new OpenAI({
-      baseURL: `${gateway.url}/v1`,
-      apiKey: PROVIDER_KEY,
-      maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google' },
-    });
+    ({ emulator, gateway, telemetry, client } = under);
   });
 
   afterAll(async () => {
-    await gateway?.close();
-    await emulator?.close();
+    await under?.close();
     await jaeger?.close();
   });
 

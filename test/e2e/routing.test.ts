@@ -7,57 +7,42 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { googleError, startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
-import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
+import { googleError, type Emulator } from '../../src/emulator/index.js';
+import type { SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { startOpenAIUpstream, UPSTREAM_TEXT, type OpenAIUpstream } from '../integration/routing/openai-upstream.js';
+import { CLIENT, ERROR, SERVER, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
 import { ensureBinary, readTrace, startJaeger, type Jaeger, type StoredSpan } from './otel-binaries.js';
 
 const GATEWAY_KEY = 'sg-e2e-routing-gateway-key-0123';
 const PROVIDER_KEY = 'AIzaE2eRoutingProviderKey0123456789';
 const OPENAI_KEY = 'sk-e2e-routing-openai-compatible-0000';
-const SERVER = 2; // OTLP SpanKind
-const CLIENT = 3;
-const ERROR = 2; // OTLP StatusCode
 
 const binary = await ensureBinary('jaeger');
 
 describe.skipIf(binary === null)('retry and fallback attempts in a real Jaeger', () => {
   let jaeger: Jaeger;
+  let under: GatewayUnderTest;
   let emulator: Emulator;
   let upstream: OpenAIUpstream;
-  let gateway: RunningGateway;
   let telemetry: SidegateTelemetry;
   let client: OpenAI;
 
   beforeAll(async () => {
     jaeger = await startJaeger(binary as string);
-    emulator = await startEmulator({ apiKeys: [PROVIDER_KEY] });
     upstream = await startOpenAIUpstream();
-    telemetry = createTelemetry({
-      env: {
-        OTEL_SERVICE_NAME: 'sidegate-e2e-routing',
-        OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpHttp,
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-        OTEL_METRICS_EXPORTER: 'none',
-      },
+    under = await startGatewayUnderTest({
+      otlpEndpoint: jaeger.otlpHttp,
+      serviceName: 'sidegate-e2e-routing',
+      gatewayKey: GATEWAY_KEY,
+      providerKey: PROVIDER_KEY,
+      settings: { openaiBaseUrl: upstream.url },
     });
-    gateway = await startGateway(
-      { port: 0, geminiBaseUrl: emulator.url, openaiBaseUrl: upstream.url, apiKeys: [GATEWAY_KEY] },
-      { telemetry, log: () => {} },
-    );
-    client = new OpenAI({
-      baseURL: `${gateway.url}/v1`,
-      apiKey: PROVIDER_KEY,
-      maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google' },
-    });
+    ({ emulator, telemetry, client } = under);
   });
 
   afterAll(async () => {
-    await gateway?.close();
+    await under?.close();
     await upstream?.close();
-    await emulator?.close();
     await jaeger?.close();
   });
 

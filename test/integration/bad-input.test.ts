@@ -90,7 +90,7 @@ describe('bad input', () => {
     expect(res.status).toBeLessThan(500);
   });
 
-  it.each([
+  it.each<{ name: string; headers: Record<string, string> }>([
     { name: 'metadata that is not JSON', headers: { 'x-gateway-metadata': '{nope' } },
     { name: 'a config that is not JSON', headers: { 'x-gateway-config': '{"strategy":' } },
     { name: 'an unknown provider', headers: { 'x-gateway-provider': 'acme' } },

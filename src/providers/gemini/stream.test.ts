@@ -205,3 +205,33 @@ describe('GeminiStreamTranslator', () => {
     expect(out.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Running\n```python\nprint(1)\n```\n```\n1\n```\nDone.');
   });
 });
+
+describe('GeminiStreamTranslator content_parts (strict compliance off)', () => {
+  const entries = (out: ChatCompletionChunk[]) => out.flatMap((c) => c.choices.flatMap((ch) => ch.delta.content_parts ?? []));
+
+  it('never adds content_parts to a text-only stream, as a non-streamed text answer has none', () => {
+    const { out } = translate([chunk([{ text: 'Hel' }]), chunk([{ text: 'lo' }], { finishReason: 'STOP' })], { strict: false });
+    expect(entries(out)).toStrictEqual([]);
+  });
+
+  it('sends the text seen so far ahead of the first structured part, then every part', () => {
+    const { out } = translate(
+      [
+        chunk([{ text: 'Let me run it.' }]),
+        chunk([{ text: ' Here:' }]),
+        chunk([{ executableCode: { language: 'PYTHON', code: 'print(2)' } }]),
+        chunk([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '2\n' } }, { text: 'Two.' }], { finishReason: 'STOP' }),
+      ],
+      { strict: false },
+    );
+    expect(entries(out)).toStrictEqual([
+      { type: 'text', text: 'Let me run it.' },
+      { type: 'text', text: ' Here:' },
+      { type: 'executable_code', language: 'python', code: 'print(2)' },
+      { type: 'code_execution_result', outcome: 'OUTCOME_OK', output: '2\n' },
+      { type: 'text', text: 'Two.' },
+    ]);
+    // The early text went out as content when it arrived, not held back.
+    expect(out[0]!.choices[0]!.delta.content).toBe('Let me run it.');
+  });
+});

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
-import type { ChatCompletionChunk, ChatCompletionChunkDelta, CompletionUsage, FinishReason } from '../../openai/chat-response.js';
+import type { ChatCompletionChunk, ChatCompletionChunkDelta, CompletionUsage, FinishReason, ContentPartsEntry } from '../../openai/chat-response.js';
 import type { CallOutcome, NormalizedUsage } from '../provider.js';
 import { convertParts } from './convert-parts.js';
 import { parseWireResponse } from './convert-response.js';
@@ -40,6 +40,14 @@ interface ChoiceState {
   openLine: boolean;
   geminiFinish: string | undefined;
   finished: boolean;
+  /** A structured part (code, image) has been streamed: `content_parts` now follows every part. */
+  structured: boolean;
+  /**
+   * Text entries seen before the first structured part (non-strict only). They are sent ahead of
+   * it, so the `content_parts` a client accumulates is the whole answer in order, as in a
+   * non-streamed answer; a text-only stream never carries `content_parts`, also as there.
+   */
+  textBeforeStructured: ContentPartsEntry[];
 }
 
 export class GeminiStreamTranslator {
@@ -72,7 +80,7 @@ export class GeminiStreamTranslator {
   private state(index: number): ChoiceState {
     let s = this.choices.get(index);
     if (!s) {
-      s = { roleSent: false, toolCalls: 0, openLine: false, geminiFinish: undefined, finished: false };
+      s = { roleSent: false, toolCalls: 0, openLine: false, geminiFinish: undefined, finished: false, structured: false, textBeforeStructured: [] };
       this.choices.set(index, s);
     }
     return s;
@@ -117,7 +125,13 @@ export class GeminiStreamTranslator {
       }
       if (!strict) {
         if (parts.contentBlocks.length > 0) delta.content_blocks = parts.contentBlocks;
-        if (parts.structured) delta.content_parts = parts.contentParts;
+        if (parts.structured || s.structured) {
+          delta.content_parts = s.structured ? parts.contentParts : [...s.textBeforeStructured, ...parts.contentParts];
+          s.structured = true;
+          s.textBeforeStructured = [];
+        } else {
+          s.textBeforeStructured.push(...parts.contentParts);
+        }
         if (parts.thoughtSignature) delta.thought_signature = parts.thoughtSignature;
       }
       const grounding = !strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {};

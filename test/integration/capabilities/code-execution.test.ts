@@ -94,7 +94,9 @@ describe('streaming', () => {
     });
     const chunks = await collect(await h.client.chat.completions.create({ ...request, stream: true }, NON_STRICT));
     expect(streamedText(chunks)).toBe('Running\n```python\nprint(1)\n```\n```\n1\n```\nDone.');
+    // Accumulated, the streamed entries are the whole answer in order, text before the code included.
     expect(deltas(chunks).flatMap((d) => (d.content_parts as unknown[] | undefined) ?? [])).toStrictEqual([
+      { type: 'text', text: 'Running' },
       { type: 'executable_code', language: 'python', code: 'print(1)' },
       { type: 'code_execution_result', outcome: 'OUTCOME_OK', output: '1\n' },
       { type: 'text', text: 'Done.' },

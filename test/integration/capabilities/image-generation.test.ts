@@ -86,7 +86,11 @@ describe('image generation', () => {
     const chunks = await collect(await h.client.chat.completions.create(ask('gemini-2.5-flash-image', ['text', 'image'], { stream: true }), NON_STRICT));
     expect(h.emulator.requests[0]!.path).toBe('/v1beta/models/gemini-2.5-flash-image:streamGenerateContent?alt=sse');
     expect(streamedText(chunks)).toBe(`Echo: ${prompt}`);
-    expect(deltas(chunks).flatMap((d) => (d.content_parts as unknown[] | undefined) ?? [])).toStrictEqual([{ type: 'image', image_url: { url: png } }]);
+    // Accumulated, the streamed entries are the whole answer in order: the text, then the image.
+    const entries = deltas(chunks).flatMap((d) => (d.content_parts as Array<{ type: string; text?: string }> | undefined) ?? []);
+    expect(entries.at(-1)).toStrictEqual({ type: 'image', image_url: { url: png } });
+    expect(entries.slice(0, -1).every((e) => e.type === 'text')).toBe(true);
+    expect(entries.slice(0, -1).map((e) => e.text).join('')).toBe(`Echo: ${prompt}`);
     expect(finishReason(chunks)).toBe('stop');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: the built-in Gemini emulator and the gateway on free loopback ports, a few
- * requests through the gateway (plain, streaming, an upstream failure), and what happened.
+ * requests through the gateway (plain, streaming, an upstream failure retried and not, bad input),
+ * and what happened.
  * No network, no key: the emulator accepts any provider key.
  */
 import { startGateway } from './server/start.js';
@@ -10,10 +11,19 @@ const GATEWAY_KEY = 'demo-gateway-key';
 export async function runDemo(_argv: string[]): Promise<number> {
   const { startEmulator } = await import('./emulator/index.js');
   const emulator = await startEmulator({ port: 0 });
-  const gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { log: () => {} });
+  // Spans are always made (responses carry traceparent); they are exported only when an OTLP
+  // endpoint is configured, e.g. OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 npm run demo.
+  const { createTelemetry } = await import('./telemetry/create-telemetry.js');
+  const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const telemetry = createTelemetry({
+    env: { OTEL_SERVICE_NAME: 'sidegate-demo', ...process.env, ...(exporting ? {} : { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }) },
+    logger: () => {},
+  });
+  const gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { telemetry, log: () => {} });
   const out = (line = '') => process.stdout.write(`${line}\n`);
   out(`emulator  ${emulator.url}  (stands in for generativelanguage.googleapis.com)`);
   out(`gateway   ${gateway.url}`);
+  out(`tracing   ${exporting ? 'spans exported over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)' : 'spans made but not exported (set OTEL_EXPORTER_OTLP_ENDPOINT to send them)'}`);
   const headers = {
     'content-type': 'application/json',
     'x-gateway-api-key': GATEWAY_KEY,
@@ -53,16 +63,29 @@ export async function runDemo(_argv: string[]): Promise<number> {
     for (const e of events.slice(0, -1)) streamed += (JSON.parse(e.slice(6)).choices?.[0]?.delta?.content as string | undefined) ?? '';
     out(`   streamed content: ${JSON.stringify(streamed)}`);
 
-    out('\n3. upstream failure (the emulator answers 503 once)');
-    emulator.enqueue({
-      status: 503,
-      body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },
-      headers: { 'retry-after': '2' },
+    const overloaded = () =>
+      emulator.enqueue({
+        status: 503,
+        body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },
+        headers: { 'retry-after': '1' },
+      });
+
+    out('\n3. upstream failure, retried by a routing config (the emulator answers 503 once)');
+    overloaded();
+    const retried = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...headers, 'x-gateway-config': JSON.stringify({ retry: { attempts: 2 } }) },
+      body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hello again?' }] }),
     });
+    await retried.text();
+    out(`   HTTP ${retried.status}  x-gateway-retry-attempt-count=${retried.headers.get('x-gateway-retry-attempt-count')}  traceparent=${retried.headers.get('traceparent')}`);
+
+    out('\n4. upstream failure without a retry config: the status and message pass through');
+    overloaded();
     const failed = await post({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hello?' }] });
     out(`   HTTP ${failed.status}  retry-after=${failed.headers.get('retry-after')}  body: ${await failed.text()}`);
 
-    out('\n4. bad input never reaches upstream');
+    out('\n5. bad input never reaches upstream');
     const bad = await post({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 7 });
     out(`   HTTP ${bad.status}  body: ${await bad.text()}`);
     return 0;

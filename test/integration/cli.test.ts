@@ -71,6 +71,16 @@ describe('sidegate serve', () => {
     expect(out.stderr).not.toContain('too-short');
   });
 
+  it('npm run demo: emulator + gateway + sample traffic, offline, and says what happened', async () => {
+    const { out, exited } = collect(run(['demo'], { OTEL_SDK_DISABLED: 'false' }));
+    expect(await exited).toBe(0);
+    expect(out.stdout).toMatch(/1\. plain request\n {3}HTTP 200 {2}finish_reason=stop/);
+    expect(out.stdout).toContain('last: data: [DONE]');
+    expect(out.stdout).toMatch(/retried by a routing config[^\n]*\n {3}HTTP 200 {2}x-gateway-retry-attempt-count=1 {2}traceparent=00-[0-9a-f]{32}-[0-9a-f]{16}-01/);
+    expect(out.stdout).toMatch(/pass through\n {3}HTTP 503 {2}retry-after=1/);
+    expect(out.stdout).toMatch(/bad input never reaches upstream\n {3}HTTP 400/);
+  });
+
   it('answers --help and refuses unknown commands', async () => {
     const help = collect(run(['--help']));
     expect(await help.exited).toBe(0);

@@ -613,7 +613,20 @@ function statusMessageOf(error: unknown, status: number | undefined): string | u
   return status === undefined ? undefined : `HTTP ${status}`;
 }
 
+/** Base URLs are few (one per configured upstream): parse each once, not once per attempt. */
+const servers = new Map<string, { address?: string; port?: number }>();
+
 function serverOf(baseUrl: string): { address?: string; port?: number } {
+  let server = servers.get(baseUrl);
+  if (server === undefined) {
+    server = parseServer(baseUrl);
+    if (servers.size >= 256) servers.clear();
+    servers.set(baseUrl, server);
+  }
+  return server;
+}
+
+function parseServer(baseUrl: string): { address?: string; port?: number } {
   try {
     const url = new URL(baseUrl);
     const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : undefined;

@@ -293,3 +293,22 @@ describe('requests the gateway refuses', () => {
     expect(h.upstream.requests).toHaveLength(1);
   });
 });
+
+describe('large inline media across a fallback', () => {
+  it('reach both upstreams byte for byte, Gemini as inlineData and the OpenAI-compatible one as the data URI', async () => {
+    const payload = Buffer.alloc(2 * 1024 * 1024, 7).toString('base64');
+    const url = `data:image/png;base64,${payload}`;
+    h.emulator.enqueue({ status: 503, body: googleError(503, 'The model is overloaded.') });
+    const { data } = await h.client.chat.completions
+      .create(
+        { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] },
+        { headers: config(fallbackToOpenAI()) },
+      )
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe(UPSTREAM_TEXT);
+    const gemini = h.emulator.requests[0]!.body as { contents: Array<{ parts: unknown[] }> };
+    expect(gemini.contents[0]!.parts[1]).toStrictEqual({ inlineData: { mimeType: 'image/png', data: payload } });
+    const openai = h.upstream.requests[0]!.body as { messages: Array<{ content: Array<{ image_url?: { url: string } }> }> };
+    expect(openai.messages[0]!.content[1]!.image_url!.url).toBe(url);
+  });
+});

@@ -47,6 +47,9 @@ export interface ParsedBody {
  * (copying would leave a second copy of it as garbage until the next collection).
  */
 export function parseJsonBody(body: Buffer | readonly Buffer[]): ParsedBody {
+  // The common case, a small body in one piece: no view, no scan.
+  const single = Buffer.isBuffer(body) ? body : body.length === 1 ? body[0]! : undefined;
+  if (single !== undefined && single.length < LARGE_BODY_BYTES) return { value: JSON.parse(single.toString('utf8')), blobCount: 0, release: noop };
   const bytes = new ChunkedBytes(Buffer.isBuffer(body) ? [body] : body);
   if (bytes.length < LARGE_BODY_BYTES) return { value: JSON.parse(bytes.toString(0, bytes.length)), blobCount: 0, release: noop };
   const ids: string[] = [];

@@ -42,17 +42,48 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
  * The body as the chunks it arrived in, without joining them: a 20 MB image is then held once
  * (joining would leave the chunks behind as a second copy until the next garbage collection).
  */
-export async function readBodyChunks(req: IncomingMessage, maxBytes: number): Promise<Buffer[]> {
+export function readBodyChunks(req: IncomingMessage, maxBytes: number): Promise<Buffer[]> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw bodyTooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return chunks;
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  // Plain listeners rather than `for await`: this runs on every request, and the async iterator
+  // of a Readable costs several promise hops per chunk.
+  return new Promise<Buffer[]>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        req.resume(); // drain what is left so the 413 can be written
+        reject(bodyTooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks);
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = () => {
+      cleanup();
+      if (!req.complete) reject(new InvalidRequestError('the client closed the connection before sending the whole body', { code: 'incomplete_body' }));
+      else resolve(chunks);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {

@@ -75,7 +75,7 @@ import {
   METRIC_GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
   METRIC_GEN_AI_SERVER_REQUEST_DURATION,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from './semconv-incubating.js';
 import { usesPortkeyPrefix } from '../config/header-aliases.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../errors.js';
 import type { CallOutcome } from '../providers/provider.js';

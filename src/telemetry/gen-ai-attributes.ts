@@ -1,6 +1,6 @@
 /**
  * Pure mappers from the OpenAI request and the provider-neutral outcome to OTel GenAI semconv
- * attributes (v1.41 names, via the `@opentelemetry/semantic-conventions` incubating entry).
+ * attributes (v1.41 names, copied from the semantic-conventions incubating entry: semconv-incubating.ts).
  * Called only when a span is recording, so the work is skipped for unsampled requests.
  */
 import type { Attributes } from '@opentelemetry/api';
@@ -24,7 +24,7 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
-} from '@opentelemetry/semantic-conventions/incubating';
+} from './semconv-incubating.js';
 import type { ChatCompletionRequest, ChatMessage } from '../openai/chat-request.js';
 import type { CallOutcome, NormalizedUsage } from '../providers/provider.js';
 

@@ -8,7 +8,7 @@ function read(env: Record<string, string | undefined>) {
 }
 
 describe('readOtelConfig', () => {
-  it('uses the spec defaults for an empty env', () => {
+  it('uses the spec defaults for an empty env (export batches: sidegate's 64)', () => {
     const { config, warnings } = read({});
     expect(config.traces).toStrictEqual({
       protocol: 'http/protobuf',
@@ -20,7 +20,7 @@ describe('readOtelConfig', () => {
     expect(config.serviceName).toStrictEqual('sidegate');
     expect(config.sampler).toStrictEqual({ name: 'parentbased_always_on', ratio: 1 });
     expect(config.propagators).toStrictEqual(['tracecontext', 'baggage']);
-    expect(config.bsp).toStrictEqual({ scheduledDelayMillis: 5000, exportTimeoutMillis: 30_000, maxQueueSize: 2048, maxExportBatchSize: 512 });
+    expect(config.bsp).toStrictEqual({ scheduledDelayMillis: 5000, exportTimeoutMillis: 30_000, maxQueueSize: 2048, maxExportBatchSize: 64 });
     expect(config.captureContent).toStrictEqual('none');
     expect(config.disabled).toStrictEqual(false);
     expect(warnings).toStrictEqual([]);

@@ -7,6 +7,9 @@
  */
 import { parseKeyPairsIntoRecord } from '@opentelemetry/core';
 
+/** sidegate's default for OTEL_BSP_MAX_EXPORT_BATCH_SIZE (the spec's is 512); see `bsp` below. */
+export const SIDEGATE_DEFAULT_EXPORT_BATCH_SIZE = 64;
+
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 export type SamplerName =
   | 'always_on'
@@ -106,7 +109,9 @@ export function readOtelConfig(env: Env, warn: Warn): OtelConfig {
       scheduledDelayMillis: read.number('OTEL_BSP_SCHEDULE_DELAY', 5000, 0),
       exportTimeoutMillis: read.number('OTEL_BSP_EXPORT_TIMEOUT', 30_000, 0),
       maxQueueSize: read.number('OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1),
-      maxExportBatchSize: read.number('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1),
+      // Deliberately below the spec's 512 when unset: a batch is serialised in one event-loop turn,
+      // and 512 spans at a time showed as a 2× worse p99 for requests in flight (npm run bench).
+      maxExportBatchSize: read.number('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', SIDEGATE_DEFAULT_EXPORT_BATCH_SIZE, 1),
     },
     spanLimits: dropUndefined({
       attributeValueLengthLimit:

@@ -8,7 +8,7 @@ function read(env: Record<string, string | undefined>) {
 }
 
 describe('readOtelConfig', () => {
-  it('uses the spec defaults for an empty env (export batches: sidegate's 64)', () => {
+  it('uses the spec defaults for an empty env (export batches: 64, sidegate's own)', () => {
     const { config, warnings } = read({});
     expect(config.traces).toStrictEqual({
       protocol: 'http/protobuf',

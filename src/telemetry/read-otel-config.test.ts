@@ -8,7 +8,7 @@ function read(env: Record<string, string | undefined>) {
 }
 
 describe('readOtelConfig', () => {
-  it('uses the spec defaults for an empty env (export batches: 64, sidegate's own)', () => {
+  it('uses the spec defaults for an empty env (but export batches of 64)', () => {
     const { config, warnings } = read({});
     expect(config.traces).toStrictEqual({
       protocol: 'http/protobuf',

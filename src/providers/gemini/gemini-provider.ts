@@ -14,14 +14,13 @@
  * Safe to rerun: every call translates from the original request; the only shared state is the
  * dispatcher and a bounded cache of file MIME types.
  */
-import { Readable } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
-import { serializedLength, serializeJsonBody } from '../../openai/inline-blobs.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
+import { postJson } from '../post-json.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
 import { convertResponse } from './convert-response.js';
 import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
@@ -174,25 +173,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const { body, warnings } = convertRequest(request, { ...target, overrideParams: undefined, model }, { media });
     const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     const control = new AttemptControl(call.signal, target.timeoutMs);
-    let res: UndiciResponse;
-    try {
-      // Large inline media go out as slices of the client's body, never re-encoded (inline-blobs.ts).
-      const payload = serializeJsonBody(body);
-      res = await send(url, {
-        method: 'POST',
-        headers: {
-          ...headers(target, call, stream ? 'text/event-stream' : 'application/json'),
-          ...(typeof payload === 'string' ? {} : { 'content-length': String(serializedLength(payload)) }),
-        },
-        body: typeof payload === 'string' ? payload : Readable.from(payload),
-        signal: control.signal,
-        dispatcher,
-      });
-    } catch (err) {
-      control.dispose();
-      throw control.toError(err, 'connect');
-    }
-    control.headersArrived();
+    const res = await postJson(send, url, body, headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, dispatcher);
     if (res.statusCode >= 300) {
       try {
         throw await readErrorBody(res, target);

@@ -11,13 +11,12 @@
  * a client abort → `ClientAbortError` and the upstream call is aborted. The key goes only in
  * `Authorization`, only to `target.baseUrl`.
  */
-import { Readable } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
-import { serializedLength, serializeJsonBody } from '../../openai/inline-blobs.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
+import { postJson } from '../post-json.js';
 import { parseOpenAIError, scrubKeys } from './openai-errors.js';
 import { SseParser } from '../sse-parser.js';
 import { prepareOpenAIBody } from './prepare-openai-body.js';
@@ -51,28 +50,14 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     const { target } = call;
     const prepared = prepareOpenAIBody(call.request, target, stream);
     const control = new AttemptControl(call.signal, target.timeoutMs);
-    // Large inline media are spliced back from the client's body (inline-blobs.ts), never re-encoded.
-    const payload = serializeJsonBody(prepared.body);
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await send(chatCompletionsUrl(target.baseUrl), {
-        method: 'POST',
-        headers: {
-          ...call.traceHeaders,
-          'content-type': 'application/json',
-          accept: stream ? 'text/event-stream' : 'application/json',
-          authorization: `Bearer ${target.apiKey}`,
-          ...(typeof payload === 'string' ? {} : { 'content-length': String(serializedLength(payload)) }),
-        },
-        body: typeof payload === 'string' ? payload : Readable.from(payload),
-        signal: control.signal,
-        dispatcher,
-      });
-    } catch (err) {
-      control.dispose();
-      throw control.toError(err, 'connect');
-    }
-    control.headersArrived();
+    const res = await postJson(
+      send,
+      chatCompletionsUrl(target.baseUrl),
+      prepared.body,
+      { ...call.traceHeaders, accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}` },
+      control,
+      dispatcher,
+    );
     if (res.statusCode >= 300) {
       try {
         let text = '';

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { Agent, request as undiciRequest, type Dispatcher } from '../providers/http-client.js';
 import { z } from 'zod';
 import { InvalidRequestError, UpstreamError } from '../errors.js';
+import { parseGeminiError } from '../providers/gemini/errors.js';
 
 /** The fields of Gemini's `File` resource (§13.2) that the gateway reads; lenient by design. */
 export const GeminiFile = z.looseObject({
@@ -262,7 +263,7 @@ function connectionError(err: unknown): UpstreamError {
   return new UpstreamError("could not reach the provider's files API", { status: 502, reason: 'connection_error', cause: err });
 }
 
-/** Gemini's error body (§11.1) → `UpstreamError` with its status and message, key scrubbed. */
+/** Gemini's error body (§11.1) → `UpstreamError` with its status and message, key scrubbed (the provider's parser). */
 async function providerError(response: Dispatcher.ResponseData, apiKey: string): Promise<UpstreamError> {
   let text = '';
   try {
@@ -272,16 +273,10 @@ async function providerError(response: Dispatcher.ResponseData, apiKey: string):
   } catch {
     // a broken error body still leaves the status
   }
-  let message = `the provider's files API answered HTTP ${response.statusCode}`;
-  let code: string | null = null;
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown } } | Array<{ error?: { message?: unknown; status?: unknown } }>;
-    const error = Array.isArray(body) ? body[0]?.error : body.error;
-    if (typeof error?.message === 'string' && error.message !== '') message = error.message;
-    if (typeof error?.status === 'string') code = error.status.toLowerCase();
-  } catch {
-    // not JSON: keep the generic message
-  }
-  if (apiKey !== '') message = message.split(apiKey).join('[redacted]');
-  return new UpstreamError(message, { status: response.statusCode, code });
+  const retryAfter = response.headers['retry-after'];
+  return parseGeminiError(response.statusCode, text, {
+    apiKey,
+    fallbackMessage: `the provider's files API answered HTTP ${response.statusCode}`,
+    ...(typeof retryAfter === 'string' ? { retryAfterHeader: retryAfter } : {}),
+  });
 }

@@ -100,7 +100,6 @@ export function requestCredentials(headers: IncomingHttpHeaders, defaultTimeoutM
 /** `Authorization` carries the provider key bare or as `Bearer <key>`; both occur (seed §4.1). */
 export function providerKeyFromAuthorization(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const trimmed = value.trim();
-  const key = /^bearer\s+/i.test(trimmed) ? trimmed.replace(/^bearer\s+/i, '') : trimmed;
+  const key = value.trim().replace(/^bearer\s+/i, '');
   return key.length > 0 ? key : undefined;
 }

@@ -13,31 +13,6 @@ export function bodyTooLarge(maxBytes: number): InvalidRequestError {
   });
 }
 
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
-  // With a declared length, copy into one buffer as chunks arrive, so a 20 MB image is held once
-  // rather than as a list of chunks plus their concatenation.
-  if (Number.isFinite(declared) && declared > 0) {
-    const body = Buffer.allocUnsafe(declared);
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      if (size + chunk.length > declared) throw new InvalidRequestError('request body is longer than its content-length', { code: 'invalid_body' });
-      chunk.copy(body, size);
-      size += chunk.length;
-    }
-    return size === declared ? body : body.subarray(0, size);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw bodyTooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-}
-
 /**
  * The body as the chunks it arrived in, without joining them: a 20 MB image is then held once
  * (joining would leave the chunks behind as a second copy until the next garbage collection).
@@ -86,25 +61,28 @@ export function readBodyChunks(req: IncomingMessage, maxBytes: number): Promise<
   });
 }
 
+/** The whole body in one buffer (small bodies: admin and other JSON routes). */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const chunks = await readBodyChunks(req, maxBytes);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const raw = await readBody(req, maxBytes);
-  if (raw.length === 0) throw new InvalidRequestError('request body is empty; expected a JSON object', { code: 'invalid_json' });
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
-  }
+  return parseJson(await readBody(req, maxBytes), (raw) => JSON.parse(raw.toString('utf8')));
 }
 
 /**
- * Like `readJsonBody`, but large base64 data-URI payloads stay in the body buffer and are carried
+ * Like `readJsonBody`, but large base64 data-URI payloads stay in the body's chunks and are carried
  * by reference (inline-blobs.ts). The caller must `release()` once the request is finished.
  */
 export async function readJsonBodyWithBlobs(req: IncomingMessage, maxBytes: number): Promise<ParsedBody> {
-  const raw = await readBodyChunks(req, maxBytes);
+  return parseJson(await readBodyChunks(req, maxBytes), parseJsonBody);
+}
+
+function parseJson<B extends { length: number }, T>(raw: B, parse: (raw: B) => T): T {
   if (raw.length === 0) throw new InvalidRequestError('request body is empty; expected a JSON object', { code: 'invalid_json' });
   try {
-    return parseJsonBody(raw);
+    return parse(raw);
   } catch (err) {
     throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
   }

@@ -93,13 +93,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     else socket.destroy();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
 
   // Probes on their own port, on all interfaces, while the API stays on loopback (Decision 12).
@@ -111,10 +105,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       log,
     });
     healthServer = createServer((req, res) => void healthApp(req, res));
-    await new Promise<void>((resolve, reject) => {
-      healthServer!.once('error', reject);
-      healthServer!.listen(settings.healthPort, '0.0.0.0', () => resolve());
-    });
+    await listen(healthServer, settings.healthPort, '0.0.0.0');
   }
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
 
@@ -138,4 +129,14 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
 
   const healthPort = healthServer ? (healthServer.address() as AddressInfo).port : undefined;
   return { url: `http://${host}:${port}`, port, healthPort, server, settings, close };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

@@ -437,7 +437,7 @@ class OtelRequestSpan implements RequestSpan {
     /** `gen_ai.request.*` of the logical call, repeated on each attempt (the semconv inference span). */
     readonly requestAttributes: Attributes,
   ) {
-    this.metadata = Object.freeze({ ...incoming.metadata });
+    this.metadata = Object.freeze(incoming.metadata); // built fresh for this request by extractContext
   }
 
   responseHeaders(): Record<string, string> {

@@ -7,18 +7,11 @@
  */
 import { UpstreamError } from '../../errors.js';
 import { WireErrorObject } from './wire-schemas.js';
+import { parseRetryAfter } from '../retry-after.js';
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
-/** Seconds from a `Retry-After` value: delta-seconds or an HTTP date. */
-export function parseRetryAfterHeader(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
-}
+export { parseRetryAfter as parseRetryAfterHeader };
 
 /** Seconds from a protobuf Duration string such as `"59s"` or `"1.5s"`, rounded up. */
 export function parseDuration(value: string | null | undefined): number | undefined {
@@ -45,12 +38,12 @@ export function extractErrorObject(body: unknown): WireErrorObject | undefined {
  */
 export function upstreamErrorFromObject(
   error: WireErrorObject | undefined,
-  options: { status?: number; retryAfterHeader?: string; apiKey?: string } = {},
+  options: { status?: number; retryAfterHeader?: string; apiKey?: string; fallbackMessage?: string } = {},
 ): UpstreamError {
   const status = options.status ?? (error?.code != null && error.code >= 400 ? error.code : 502);
-  const message = scrub(error?.message || `upstream answered HTTP ${status}`, options.apiKey);
+  const message = scrub(error?.message || (options.fallbackMessage ?? `upstream answered HTTP ${status}`), options.apiKey);
   const retryDelay = error?.details?.find((d) => d['@type'] === RETRY_INFO)?.retryDelay;
-  const retryAfterSeconds = parseRetryAfterHeader(options.retryAfterHeader) ?? parseDuration(retryDelay);
+  const retryAfterSeconds = parseRetryAfter(options.retryAfterHeader) ?? parseDuration(retryDelay);
   return new UpstreamError(message, {
     status,
     code: error?.status ? error.status.toLowerCase() : null,
@@ -65,7 +58,7 @@ export function upstreamErrorFromObject(
 export function parseGeminiError(
   status: number,
   bodyText: string,
-  options: { retryAfterHeader?: string; apiKey?: string } = {},
+  options: { retryAfterHeader?: string; apiKey?: string; fallbackMessage?: string } = {},
 ): UpstreamError {
   let text = bodyText.trim();
   if (text.startsWith('data:')) {

@@ -158,7 +158,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
         for (const entry of message.content_parts ?? []) if (entry.type === 'image') visit(entry.image_url.url, undefined);
       }
     }
-    await Promise.all(jobs);
+    // Most requests have no file or URL to look up: no extra promise turn for them.
+    if (jobs.length > 0) await Promise.all(jobs);
     return media;
   }
 

@@ -5,6 +5,7 @@
  * echoes a masked key in 401s ("Incorrect API key provided: sk-ab***yz").
  */
 import { UpstreamError } from '../../errors.js';
+import { parseRetryAfter } from '../retry-after.js';
 
 export function parseOpenAIError(
   status: number,
@@ -39,14 +40,7 @@ export function parseOpenAIError(
   });
 }
 
-/** Seconds from `Retry-After`: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
-  const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
+export { parseRetryAfter };
 
 function parseRetryAfterMs(value: string | undefined): number | undefined {
   if (value === undefined || !/^\d+(\.\d+)?$/.test(value.trim())) return undefined;

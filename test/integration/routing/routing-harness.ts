@@ -22,6 +22,8 @@ export interface RoutingHarness extends Harness {
   attempts(traceparent: string | null): ReadableSpan[];
   /** The request span (SERVER) of one trace. */
   requestSpan(traceparent: string | null): ReadableSpan;
+  /** Clears both upstreams' queues and records and the recorded spans (between tests). */
+  reset(): void;
 }
 
 export async function startRoutingHarness(settings: Partial<Settings> = {}): Promise<RoutingHarness> {
@@ -56,6 +58,11 @@ export async function startRoutingHarness(settings: Partial<Settings> = {}): Pro
         .filter((s) => s.kind === SpanKind.CLIENT)
         .sort((a, b) => time(a) - time(b)),
     requestSpan: (tp) => spansOf(tp).find((s) => s.kind === SpanKind.SERVER)!,
+    reset() {
+      h.emulator.reset();
+      upstream.reset();
+      exporter.reset();
+    },
     async close() {
       await h.close();
       await upstream.close();

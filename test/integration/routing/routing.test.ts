@@ -20,11 +20,7 @@ beforeAll(async () => {
   h = await startRoutingHarness();
 });
 afterAll(() => h.close());
-beforeEach(() => {
-  h.emulator.reset();
-  h.upstream.reset();
-  h.exporter.reset();
-});
+beforeEach(() => h.reset());
 
 const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hello' }];
 const ask = (headers: Record<string, string>, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) =>

@@ -18,11 +18,7 @@ beforeAll(async () => {
   h = await startRoutingHarness();
 });
 afterAll(() => h.close());
-beforeEach(() => {
-  h.emulator.reset();
-  h.upstream.reset();
-  h.exporter.reset();
-});
+beforeEach(() => h.reset());
 
 /** `key: null` sends no key at all. */
 const admin = (method: string, path: string, body?: unknown, key: string | null = ADMIN_KEY) =>

@@ -50,6 +50,11 @@ const fields = {
     flag: undefined,
     schema: z.coerce.number().int().positive().default(2 * 1024 * MiB),
   },
+  maxUpstreamEventBytes: {
+    env: 'SIDEGATE_MAX_UPSTREAM_EVENT_BYTES',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(32 * MiB),
+  },
   upstreamTimeoutMs: {
     env: 'SIDEGATE_UPSTREAM_TIMEOUT_MS',
     flag: '--upstream-timeout-ms',

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { UpstreamError } from '../errors.js';
 import { SseParser } from './sse-parser.js';
 
 function parseAll(pieces: string[]): string[] {
   const parser = new SseParser();
   const out: string[] = [];
-  for (const p of pieces) out.push(...parser.push(p));
+  for (const p of pieces) out.push(...parser.push(Buffer.from(p)));
   out.push(...parser.end());
   return out;
 }
@@ -39,7 +40,64 @@ describe('SseParser on OpenAI-style streams', () => {
     { name: 'no trailing blank line (flushed at end)', pieces: ['data: [DONE]'], want: ['[DONE]'] },
   ])('$name', ({ pieces, want }) => {
     const parser = new SseParser();
-    const out = pieces.flatMap((p) => parser.push(p));
+    const out = pieces.flatMap((p) => parser.push(Buffer.from(p)));
     expect([...out, ...parser.end()]).toStrictEqual(want);
+  });
+});
+
+describe('SseParser on bytes', () => {
+  it('decodes a UTF-8 character split across chunks', () => {
+    const bytes = Buffer.from('data: {"t":"héllo 🌍"}\n\n');
+    const at = bytes.indexOf(0xf0) + 2; // inside the 4-byte emoji
+    const parser = new SseParser();
+    const out = [...parser.push(bytes.subarray(0, at)), ...parser.push(bytes.subarray(at)), ...parser.end()];
+    expect(out).toStrictEqual(['{"t":"héllo 🌍"}']);
+  });
+
+  it('scans each byte a bounded number of times: a 16 MB event in 64 KB chunks', () => {
+    // Linearity without a clock: the old parser rescanned its growing buffer on every chunk
+    // (~256 chunks × 8 MB on average ≈ 2 GB examined); a linear one examines each byte at most
+    // twice (once looking for LF, once for CR).
+    const payload = `{"text":"${'x'.repeat(16 * 1024 * 1024)}"}`;
+    const body = Buffer.from(`data: ${payload}\r\n\r\n`);
+    const parser = new SseParser({ maxEventBytes: 32 * 1024 * 1024 });
+    const out: string[] = [];
+    for (let at = 0; at < body.length; at += 64 * 1024) out.push(...parser.push(body.subarray(at, at + 64 * 1024)));
+    out.push(...parser.end());
+    expect(out).toHaveLength(1);
+    expect(out[0]!.length).toBe(payload.length);
+    expect(parser.bytesScanned).toBeLessThanOrEqual(2 * body.length);
+  });
+
+  it('scans many short lines linearly too (an LF far away is not searched for again per line)', () => {
+    const body = Buffer.from('data: 1\r\r'.repeat(50_000) + 'data: end\n\n');
+    const parser = new SseParser();
+    const out = parser.push(body);
+    expect(out).toHaveLength(50_001);
+    expect(parser.bytesScanned).toBeLessThanOrEqual(2 * body.length);
+  });
+
+  it('refuses an event over the cap as soon as the cap is crossed, with a 502 naming the setting', () => {
+    const parser = new SseParser({ maxEventBytes: 1000 });
+    expect(parser.push(Buffer.from('data: small\n\n'))).toStrictEqual(['small']);
+    parser.push(Buffer.from('data: ' + 'a'.repeat(900)));
+    let caught: unknown;
+    try {
+      parser.push(Buffer.from('a'.repeat(200))); // no line end yet: refused before the line is complete
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(UpstreamError);
+    expect((caught as UpstreamError).status).toBe(502);
+    expect((caught as UpstreamError).reason).toBe('event_too_large');
+    expect((caught as UpstreamError).message).toMatch(/larger than 1000 bytes \(SIDEGATE_MAX_UPSTREAM_EVENT_BYTES\)/);
+  });
+
+  it('counts every line of one event toward the cap, and starts again after a blank line', () => {
+    const line = `data: ${'b'.repeat(94)}\n`; // 101 bytes
+    const ok = new SseParser({ maxEventBytes: 1000 });
+    for (let i = 0; i < 50; i++) expect(ok.push(Buffer.from(line.repeat(5) + '\n'))).toHaveLength(1);
+    const tooMany = new SseParser({ maxEventBytes: 1000 });
+    expect(() => tooMany.push(Buffer.from(line.repeat(10)))).toThrow(UpstreamError);
   });
 });

@@ -51,8 +51,11 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const providers: ProviderRegistry = {
     // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
-    google: createGeminiProvider(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
-    openai: createOpenAIProvider(),
+    google: createGeminiProvider({
+      maxEventBytes: settings.maxUpstreamEventBytes,
+      ...(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
+    }),
+    openai: createOpenAIProvider({ maxEventBytes: settings.maxUpstreamEventBytes }),
     ...deps.providers,
   };
   const virtualKeys =

@@ -46,6 +46,8 @@ export interface GeminiProviderOptions {
   idPrefix?: string;
   /** Entries kept in the file-MIME cache; default 1000. */
   fileCacheSize?: number;
+  /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
+  maxEventBytes?: number;
 }
 
 export interface GeminiProvider extends Provider {
@@ -220,8 +222,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     });
 
     async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-      const parser = new SseParser();
-      const decoder = new TextDecoder();
+      const parser = new SseParser({ maxEventBytes: options.maxEventBytes });
       let completed = false;
       const translate = (payload: string): ChatCompletionChunk[] => {
         let json: unknown;
@@ -238,14 +239,11 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       try {
         try {
           for await (const piece of res.body) {
-            for (const payload of parser.push(decoder.decode(piece as Buffer, { stream: true }))) {
-              yield* translate(payload);
-            }
+            for (const payload of parser.push(piece as Buffer)) yield* translate(payload);
           }
         } catch (err) {
           throw control.toError(err, 'body');
         }
-        for (const payload of parser.push(decoder.decode())) yield* translate(payload);
         for (const payload of parser.end()) yield* translate(payload);
         yield* translator.finish();
         completed = true;

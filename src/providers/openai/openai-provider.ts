@@ -26,6 +26,8 @@ export interface OpenAIProviderOptions {
   dispatcher?: Dispatcher;
   /** undici's `request` by default; tests may wrap it. */
   request?: typeof undiciRequest;
+  /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
+  maxEventBytes?: number;
 }
 
 export interface OpenAIProvider extends Provider {
@@ -148,18 +150,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     };
 
     async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-      const parser = new SseParser();
-      const decoder = new TextDecoder();
+      const parser = new SseParser({ maxEventBytes: options.maxEventBytes });
       let completed = false;
       try {
         let done = false;
         const events = async function* (): AsyncGenerator<string> {
           try {
-            for await (const piece of res.body) yield* parser.push(decoder.decode(piece as Buffer, { stream: true }));
+            for await (const piece of res.body) yield* parser.push(piece as Buffer);
           } catch (err) {
             throw control.toError(err, 'body');
           }
-          yield* parser.push(decoder.decode());
           yield* parser.end();
         };
         for await (const payload of events()) {

@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
+import type { OtelConfig } from './read-otel-config.js';
 
 export interface RequestStart {
   headers: IncomingHttpHeaders;
@@ -77,4 +78,12 @@ export interface Telemetry {
   renderMetrics?(): Promise<string>;
   /** Flushes pending spans and metrics, bounded by `deadlineMs`. */
   shutdown(deadlineMs?: number): Promise<void>;
+}
+
+/** `Telemetry` plus what tests and shutdown code need. `renderMetrics` is absent when OTEL_SDK_DISABLED=true. */
+export interface SidegateTelemetry extends Telemetry {
+  forceFlush(): Promise<void>;
+  /** Spans dropped since startup (queue full or export failed). */
+  droppedSpans(): number;
+  readonly config: OtelConfig;
 }

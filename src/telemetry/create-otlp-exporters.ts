@@ -1,0 +1,63 @@
+/**
+ * OTLP exporter selection by `OTEL_EXPORTER_OTLP_(TRACES_|METRICS_)PROTOCOL`. Exporter packages
+ * are loaded only for the protocol in use: each one (gRPC above all) costs megabytes of resident
+ * memory, and a sidecar's idle footprint is part of its contract. They ship CommonJS, so a
+ * synchronous require keeps `createTelemetry` synchronous.
+ */
+import { createRequire } from 'node:module';
+import type { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import type { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { OtlpSignalConfig } from './read-otel-config.js';
+
+const requireExporter = createRequire(import.meta.url);
+
+function exporterOptions(signal: OtlpSignalConfig) {
+  return {
+    url: signal.url,
+    headers: signal.headers,
+    timeoutMillis: signal.timeoutMillis,
+    // The exporters' CompressionAlgorithm enum has exactly these string values.
+    compression: signal.compression as NonNullable<ConstructorParameters<typeof OTLPTraceExporterProto>[0]>['compression'],
+  };
+}
+
+export function createTraceExporter(signal: OtlpSignalConfig): SpanExporter {
+  const options = exporterOptions(signal);
+  switch (signal.protocol) {
+    case 'grpc': {
+      // gRPC metadata comes from OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, read by the exporter itself.
+      const { headers: _headers, ...grpc } = options;
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc');
+      return new OTLPTraceExporter(grpc);
+    }
+    case 'http/json': {
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      return new OTLPTraceExporter(options);
+    }
+    case 'http/protobuf': {
+      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-proto') as { OTLPTraceExporter: typeof OTLPTraceExporterProto };
+      return new OTLPTraceExporter(options);
+    }
+  }
+}
+
+export function createMetricExporter(signal: OtlpSignalConfig): PushMetricExporter {
+  const options = exporterOptions(signal);
+  switch (signal.protocol) {
+    case 'grpc': {
+      const { headers: _headers, ...grpc } = options;
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-grpc') as typeof import('@opentelemetry/exporter-metrics-otlp-grpc');
+      return new OTLPMetricExporter(grpc);
+    }
+    case 'http/json': {
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
+      return new OTLPMetricExporter(options);
+    }
+    case 'http/protobuf': {
+      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-proto') as { OTLPMetricExporter: typeof OTLPMetricExporterProto };
+      return new OTLPMetricExporter(options);
+    }
+  }
+}

@@ -1,0 +1,9 @@
+/** Span attribute names of sidegate's own (`gateway.*`); the GenAI and HTTP names come from semconv. */
+export const ATTR_GATEWAY_TRACE_ID = 'gateway.trace_id';
+export const ATTR_GATEWAY_SPAN_ID = 'gateway.span_id';
+export const ATTR_GATEWAY_ATTEMPTS = 'gateway.attempts';
+export const ATTR_GATEWAY_ATTEMPT_NUMBER = 'gateway.attempt.number';
+export const ATTR_GATEWAY_TARGET_INDEX = 'gateway.target.index';
+export const ATTR_GATEWAY_COST_USD = 'gateway.cost.usd';
+export const ATTR_GATEWAY_WARNINGS = 'gateway.warnings';
+export const METADATA_ATTRIBUTE_PREFIX = 'gateway.metadata.';

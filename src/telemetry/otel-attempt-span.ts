@@ -1,0 +1,163 @@
+/**
+ * The attempt span (CLIENT), one per upstream try, child of the request span (DESIGN "Tracing
+ * model", Decisions 3–5): `{operation} {target model}`, provider, server, resend count, usage,
+ * cost and time to first chunk; ERROR on failure. Also records the per-attempt GenAI metrics.
+ * Never throws from its methods.
+ */
+import { performance } from 'node:perf_hooks';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_RESEND_COUNT,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+} from '@opentelemetry/semantic-conventions';
+import type { CallOutcome } from '../providers/provider.js';
+import { errorTypeOf, statusMessageOf } from './error-type-of.js';
+import {
+  ATTR_GATEWAY_ATTEMPT_NUMBER,
+  ATTR_GATEWAY_COST_USD,
+  ATTR_GATEWAY_TARGET_INDEX,
+  ATTR_GATEWAY_WARNINGS,
+} from './gateway-attributes.js';
+import { getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
+import { computeCostUsd } from './pricing.js';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  ATTR_GEN_AI_TOKEN_TYPE,
+} from './semconv-incubating.js';
+import { serverOf } from './server-of.js';
+import type { SpanKit } from './span-kit.js';
+import type { AttemptEnd, AttemptSpan, AttemptStart } from './telemetry.js';
+import { w3cHeaders } from './w3c-headers.js';
+
+/** Starts an attempt span under `parent`; `requestAttributes` are the logical call's `gen_ai.request.*`. */
+export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptStart, requestAttributes: Attributes): OtelAttemptSpan {
+  const { address, port } = serverOf(start.baseUrl);
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_OPERATION_NAME]: start.operationName,
+    [ATTR_GEN_AI_PROVIDER_NAME]: start.providerName,
+    [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
+    [ATTR_GATEWAY_ATTEMPT_NUMBER]: start.attemptNumber,
+    [ATTR_GATEWAY_TARGET_INDEX]: start.targetIndex,
+  };
+  if (address !== undefined) attributes[ATTR_SERVER_ADDRESS] = address;
+  if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
+  if (start.resendCount > 0) attributes[ATTR_HTTP_REQUEST_RESEND_COUNT] = start.resendCount;
+  const span = kit.tracer.startSpan(
+    `${start.operationName} ${start.model}`,
+    { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },
+    trace.setSpan(ROOT_CONTEXT, parent),
+  );
+  if (span.isRecording()) span.setAttributes(requestAttributes);
+  return new OtelAttemptSpan(kit, span, start, address, port);
+}
+
+export class OtelAttemptSpan implements AttemptSpan {
+  onEnd: () => void = () => {};
+  readonly #startedAt = performance.now();
+  #firstChunkAt: number | undefined;
+  #ended = false;
+
+  constructor(
+    private readonly kit: SpanKit,
+    private readonly span: Span,
+    private readonly start: AttemptStart,
+    private readonly address: string | undefined,
+    private readonly port: number | undefined,
+  ) {}
+
+  traceHeaders(): Record<string, string> {
+    if (!this.kit.propagateUpstream) return {};
+    try {
+      // Decision 5: traceparent and tracestate only; baggage may carry user data.
+      return w3cHeaders(this.span);
+    } catch {
+      return {};
+    }
+  }
+
+  firstChunk(): void {
+    if (this.#firstChunkAt !== undefined || this.#ended) return;
+    this.#firstChunkAt = performance.now();
+    const seconds = (this.#firstChunkAt - this.#startedAt) / 1000;
+    try {
+      this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
+      this.kit.instruments.timeToFirstChunk.record(seconds, this.metricAttributes(undefined, undefined));
+    } catch {
+      // never throw
+    }
+  }
+
+  end(result: AttemptEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    try {
+      this.onEnd();
+      const span = this.span;
+      const failed = result.error !== undefined;
+      const errorType = failed ? errorTypeOf(result.error, result.status) : undefined;
+      if (span.isRecording()) {
+        if (result.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
+        if (result.outcome !== undefined) {
+          span.setAttributes(getResponseAttributes(result.outcome));
+          if (result.outcome.usage !== undefined) span.setAttributes(getUsageAttributes(result.outcome.usage));
+          const cost = this.costOf(result.outcome);
+          if (cost !== undefined) span.setAttribute(ATTR_GATEWAY_COST_USD, cost);
+          if (result.outcome.warnings.length > 0) span.setAttribute(ATTR_GATEWAY_WARNINGS, result.outcome.warnings);
+        }
+        if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+        const capture = this.kit.capture;
+        if (capture !== 'none' && result.output !== undefined) {
+          const content = {
+            [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify(
+              result.output.map((choice) => ({
+                role: 'assistant',
+                parts: choice.content === null ? [] : [{ type: 'text', content: choice.content }],
+                ...(choice.finishReason !== undefined ? { finish_reason: choice.finishReason } : {}),
+              })),
+            ),
+          };
+          if (capture === 'span' || capture === 'span_and_event') span.setAttributes(content);
+          if (capture === 'event' || capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
+        }
+      }
+      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+      span.end(hrTime());
+      const attrs = this.metricAttributes(result.outcome?.responseModel, errorType);
+      this.kit.instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
+      const usage = result.outcome?.usage;
+      if (usage !== undefined) {
+        this.kit.instruments.tokenUsage.record(usage.inputTokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: 'input' });
+        this.kit.instruments.tokenUsage.record(usage.outputTokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' });
+      }
+    } catch {
+      // never throw from end
+    }
+  }
+
+  private costOf(outcome: CallOutcome): number | undefined {
+    if (outcome.usage === undefined) return undefined;
+    return computeCostUsd(this.kit.pricing, this.start.model, outcome.usage);
+  }
+
+  private metricAttributes(responseModel: string | undefined, errorType: string | undefined): Attributes {
+    const attrs: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: this.start.operationName,
+      [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName,
+      [ATTR_GEN_AI_REQUEST_MODEL]: this.start.model,
+    };
+    if (responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
+    if (this.address !== undefined) attrs[ATTR_SERVER_ADDRESS] = this.address;
+    if (this.port !== undefined) attrs[ATTR_SERVER_PORT] = this.port;
+    if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
+    return attrs;
+  }
+}

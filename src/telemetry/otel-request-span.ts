@@ -1,0 +1,155 @@
+/**
+ * The request span (SERVER), one per call (DESIGN "Tracing model", Decisions 1–4): named
+ * `x-gateway-span-name` or `chat {model}`, filed under the incoming context with the ids the
+ * client chose, carrying the logical call's GenAI attributes and metadata; its attempts are
+ * children. Also records `gen_ai.server.request.duration`. Never throws from its methods.
+ */
+import { performance } from 'node:perf_hooks';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+} from '@opentelemetry/semantic-conventions';
+import { ClientAbortError } from '../errors.js';
+import { errorTypeOf, statusMessageOf } from './error-type-of.js';
+import type { IncomingContext } from './extract-context.js';
+import {
+  ATTR_GATEWAY_ATTEMPTS,
+  ATTR_GATEWAY_SPAN_ID,
+  ATTR_GATEWAY_TARGET_INDEX,
+  ATTR_GATEWAY_TRACE_ID,
+  METADATA_ATTRIBUTE_PREFIX,
+} from './gateway-attributes.js';
+import { getInputContentAttributes, getRequestAttributes, getResponseAttributes } from './gen-ai-attributes.js';
+import { noopTelemetry } from './noop-telemetry.js';
+import { startOtelAttemptSpan, type OtelAttemptSpan } from './otel-attempt-span.js';
+import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL } from './semconv-incubating.js';
+import type { SpanKit } from './span-kit.js';
+import type { AttemptSpan, AttemptStart, RequestEnd, RequestSpan, RequestStart } from './telemetry.js';
+import { w3cHeaders } from './w3c-headers.js';
+
+// Span times come from one monotonic clock (`hrTime()`: performance.timeOrigin + now, ns), passed
+// explicitly at start and end. Left to itself the SDK anchors each span's start on Date.now()
+// (whole milliseconds), so back-to-back attempts could appear to overlap by up to 1 ms in Jaeger.
+export function startOtelRequestSpan(kit: SpanKit, start: RequestStart, incoming: IncomingContext, portkey: boolean): RequestSpan {
+  const model = start.request.model;
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_OPERATION_NAME]: 'chat',
+    [ATTR_GEN_AI_REQUEST_MODEL]: model,
+    [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+    [ATTR_HTTP_ROUTE]: '/v1/chat/completions',
+  };
+  if (incoming.clientTraceId !== undefined) attributes[ATTR_GATEWAY_TRACE_ID] = incoming.clientTraceId;
+  if (incoming.clientSpanId !== undefined) attributes[ATTR_GATEWAY_SPAN_ID] = incoming.clientSpanId;
+
+  const links: Link[] = [];
+  const parentContext = incoming.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, incoming.parent) : ROOT_CONTEXT;
+  const traceId = incoming.traceId ?? kit.ids.generateTraceId();
+  if (incoming.requestedSpanId !== undefined) {
+    if (kit.registry.claim(traceId, incoming.requestedSpanId)) kit.ids.nextSpanId = incoming.requestedSpanId;
+    else links.push({ context: { traceId, spanId: incoming.requestedSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } });
+  }
+  if (incoming.parent === undefined) kit.ids.nextTraceId = traceId;
+  let span: Span;
+  try {
+    span = kit.tracer.startSpan(
+      incoming.spanName ?? `chat ${model}`,
+      { kind: SpanKind.SERVER, attributes, links, startTime: hrTime() },
+      parentContext,
+    );
+  } finally {
+    kit.ids.nextTraceId = undefined;
+    kit.ids.nextSpanId = undefined;
+  }
+  let requestAttributes: Attributes = {};
+  if (span.isRecording()) {
+    requestAttributes = getRequestAttributes(start.request);
+    span.setAttributes(requestAttributes);
+    for (const [key, value] of Object.entries(incoming.metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
+    if (kit.capture !== 'none') {
+      const content = getInputContentAttributes(start.request.messages);
+      if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
+      if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
+    }
+  }
+  return new OtelRequestSpan(kit, span, incoming, model, portkey, requestAttributes);
+}
+
+class OtelRequestSpan implements RequestSpan {
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly #startedAt = performance.now();
+  readonly #open = new Set<OtelAttemptSpan>();
+  #ended = false;
+
+  constructor(
+    private readonly kit: SpanKit,
+    private readonly span: Span,
+    private readonly incoming: IncomingContext,
+    private readonly model: string,
+    private readonly portkey: boolean,
+    /** `gen_ai.request.*` of the logical call, repeated on each attempt (the semconv inference span). */
+    private readonly requestAttributes: Attributes,
+  ) {
+    this.metadata = Object.freeze(incoming.metadata); // built fresh for this request by extractContext
+  }
+
+  responseHeaders(): Record<string, string> {
+    try {
+      const traceId = this.incoming.clientTraceId ?? this.span.spanContext().traceId;
+      const out: Record<string, string> = { 'x-gateway-trace-id': traceId, ...w3cHeaders(this.span, 'traceparent') };
+      if (this.portkey) out['x-portkey-trace-id'] = traceId;
+      return out;
+    } catch {
+      return {};
+    }
+  }
+
+  startAttempt(start: AttemptStart): AttemptSpan {
+    try {
+      const attempt = startOtelAttemptSpan(this.kit, this.span, start, this.requestAttributes);
+      this.#open.add(attempt);
+      attempt.onEnd = () => this.#open.delete(attempt);
+      return attempt;
+    } catch {
+      return noopTelemetry.startRequest({} as RequestStart).startAttempt(start);
+    }
+  }
+
+  end(result: RequestEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    try {
+      // No span is left open: an attempt the router never ended shares the request's fate.
+      for (const attempt of [...this.#open]) attempt.end({ error: result.error ?? new ClientAbortError() });
+      const errorType = errorTypeOf(result.error, result.status);
+      const span = this.span;
+      if (span.isRecording()) {
+        span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
+        span.setAttribute(ATTR_GATEWAY_ATTEMPTS, result.attempts);
+        if (result.finalTarget !== undefined) span.setAttribute(ATTR_GATEWAY_TARGET_INDEX, result.finalTarget);
+        if (result.outcome !== undefined) span.setAttributes(getResponseAttributes(result.outcome));
+        if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      }
+      // Decision 4: a 4xx is the client's doing (status unset); a 5xx or an abort is an error.
+      if (result.error instanceof ClientAbortError || result.status >= 500) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+      }
+      span.end(hrTime());
+      const attrs: Attributes = {
+        [ATTR_GEN_AI_OPERATION_NAME]: 'chat',
+        [ATTR_GEN_AI_REQUEST_MODEL]: this.model,
+        [ATTR_HTTP_RESPONSE_STATUS_CODE]: result.status,
+      };
+      if (result.outcome?.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = result.outcome.responseModel;
+      if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
+      // Request and attempt counts are the `_count` of these histograms: no separate counters, since
+      // each recorded instrument costs an attribute hash per metric reader on the hot path.
+      this.kit.instruments.requestDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
+    } catch {
+      // never throw from end
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The real OpenTelemetry implementation of `Telemetry`: wires the resource, tracer provider,
+ * metrics and propagators built at startup, and starts request spans (`otel-request-span.ts`),
+ * whose attempts are `otel-attempt-span.ts`.
+ */
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import type { MeterProvider, IMetricReader } from '@opentelemetry/sdk-metrics';
+import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { TextMapPropagator } from '@opentelemetry/api';
+import { usesPortkeyPrefix } from '../config/header-aliases.js';
+import { ChosenIdGenerator } from './chosen-id-generator.js';
+import { createMetrics } from './create-metrics.js';
+import { createTracerProvider } from './create-tracer-provider.js';
+import { DropReporter } from './drop-reporter.js';
+import { extractContext } from './extract-context.js';
+import { noopTelemetry } from './noop-telemetry.js';
+import { startOtelRequestSpan } from './otel-request-span.js';
+import { loadPricingTable } from './pricing.js';
+import { readPropagateUpstream } from './read-propagate-upstream.js';
+import type { OtelConfig } from './read-otel-config.js';
+import { shutdownWithDeadline } from './shutdown-with-deadline.js';
+import { SpanIdRegistry } from './span-id-registry.js';
+import type { SpanKit } from './span-kit.js';
+import type { RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
+
+export interface OtelTelemetryDeps {
+  env: NodeJS.ProcessEnv;
+  warn: (message: string) => void;
+  serviceVersion: string | undefined;
+  spanProcessorOverride: SpanProcessor | undefined;
+  registry: SpanIdRegistry;
+}
+
+export class OtelTelemetry implements SidegateTelemetry {
+  readonly config: OtelConfig;
+  readonly #provider: BasicTracerProvider;
+  readonly #kit: SpanKit;
+  readonly #extractor: TextMapPropagator;
+  readonly #meterProvider: MeterProvider;
+  readonly #metricsSource: IMetricReader;
+  readonly #serializer = new PrometheusSerializer();
+  readonly #drops: DropReporter;
+
+  constructor(config: OtelConfig, deps: OtelTelemetryDeps) {
+    this.config = config;
+    const resource = defaultResource().merge(
+      resourceFromAttributes({
+        ...config.resourceAttributes,
+        [ATTR_SERVICE_NAME]: config.serviceName,
+        ...(deps.serviceVersion !== undefined ? { [ATTR_SERVICE_VERSION]: deps.serviceVersion } : {}),
+      }),
+    );
+    const metrics = createMetrics(config, resource, deps.serviceVersion);
+    this.#meterProvider = metrics.meterProvider;
+    this.#metricsSource = metrics.metricsSource;
+    this.#drops = new DropReporter(metrics.instruments.droppedSpans, deps.warn);
+
+    const ids = new ChosenIdGenerator();
+    this.#provider = createTracerProvider(config, {
+      resource,
+      idGenerator: ids,
+      drops: this.#drops,
+      ...(deps.spanProcessorOverride !== undefined ? { spanProcessorOverride: deps.spanProcessorOverride } : {}),
+    });
+    this.#kit = {
+      tracer: this.#provider.getTracer('sidegate', deps.serviceVersion),
+      ids,
+      registry: deps.registry,
+      instruments: metrics.instruments,
+      pricing: loadPricingTable(deps.env.SIDEGATE_PRICING_FILE),
+      propagateUpstream: readPropagateUpstream(deps.env),
+      capture: config.captureContent,
+    };
+
+    const propagators: TextMapPropagator[] = [];
+    if (config.propagators.includes('tracecontext')) propagators.push(new W3CTraceContextPropagator());
+    if (config.propagators.includes('baggage')) propagators.push(new W3CBaggagePropagator());
+    this.#extractor = new CompositePropagator({ propagators });
+  }
+
+  startRequest(start: RequestStart): RequestSpan {
+    const incoming = extractContext(start.headers, this.#extractor);
+    try {
+      return startOtelRequestSpan(this.#kit, start, incoming, usesPortkeyPrefix(start.headers));
+    } catch {
+      // Telemetry never hurts the request: an SDK surprise degrades to no span.
+      return noopTelemetry.startRequest(start);
+    }
+  }
+
+  async renderMetrics(): Promise<string> {
+    const { resourceMetrics } = await this.#metricsSource.collect();
+    return this.#serializer.serialize(resourceMetrics);
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.allSettled([this.#provider.forceFlush(), this.#meterProvider.forceFlush()]);
+  }
+
+  droppedSpans(): number {
+    return this.#drops.total;
+  }
+
+  async shutdown(deadlineMs = 5000): Promise<void> {
+    await shutdownWithDeadline([this.#provider, this.#meterProvider], deadlineMs);
+  }
+}

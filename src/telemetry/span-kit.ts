@@ -1,0 +1,19 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { ChosenIdGenerator } from './chosen-id-generator.js';
+import type { Instruments } from './create-metrics.js';
+import type { PricingTable } from './pricing.js';
+import type { ContentCapture } from './read-otel-config.js';
+import type { SpanIdRegistry } from './span-id-registry.js';
+
+/** What the request and attempt spans share, built once by `OtelTelemetry`; read-only on the request path. */
+export interface SpanKit {
+  tracer: Tracer;
+  ids: ChosenIdGenerator;
+  registry: SpanIdRegistry;
+  instruments: Instruments;
+  pricing: PricingTable;
+  /** `SIDEGATE_PROPAGATE_UPSTREAM`: send the attempt span's `traceparent` upstream. */
+  propagateUpstream: boolean;
+  /** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`. */
+  capture: ContentCapture;
+}

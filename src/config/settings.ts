@@ -72,6 +72,8 @@ const fields = {
   customHosts: { env: 'SIDEGATE_CUSTOM_HOSTS', flag: undefined, schema: commaList.default(['localhost', '127.0.0.1', '::1']) },
   fetchMediaUrls: { env: 'SIDEGATE_FETCH_MEDIA_URLS', flag: undefined, schema: booleanFromEnv.default(false) },
   healthPort: { env: 'SIDEGATE_HEALTH_PORT', flag: '--health-port', schema: z.coerce.number().int().min(0).max(65535).optional() },
+  logsPerMonth: { env: 'SIDEGATE_LOGS_PER_MONTH', flag: undefined, schema: z.coerce.number().int().positive().optional() },
+  tracesUrl: { env: 'SIDEGATE_TRACES_URL', flag: '--traces-url', schema: httpUrl.optional() },
   shutdownGraceMs: {
     env: 'SIDEGATE_SHUTDOWN_GRACE_MS',
     flag: undefined,

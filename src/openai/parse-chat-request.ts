@@ -41,7 +41,7 @@ function innermostIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return innermostIssue({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
-function issueToError(rawIssue: z.core.$ZodIssue): InvalidRequestError {
+export function issueToError(rawIssue: z.core.$ZodIssue): InvalidRequestError {
   const issue = innermostIssue(rawIssue);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;

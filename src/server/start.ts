@@ -22,6 +22,9 @@ import { createAdminRoutes } from './admin-routes.js';
 import { createApp, healthRoutes, type Route } from './app.js';
 import { createGatewayKeyCheck } from './auth.js';
 import { createChatRoute } from './chat-route.js';
+import { createFeedbackRoutes } from './feedback-route.js';
+import { createLogsRoute } from './logs-route.js';
+import { openLogsQuota } from '../logs/logs-quota.js';
 
 export interface GatewayDeps {
   telemetry?: Telemetry;
@@ -74,6 +77,8 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     timeoutMs: settings.upstreamTimeoutMs,
   };
 
+  const logsQuota = await openLogsQuota(settings.dataDir, settings.logsPerMonth);
+
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
@@ -83,6 +88,8 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       resolveProviderKey: (headers) => resolveProviderCredential(headers, planEnv),
     }),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
+    { method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) },
+    ...createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes }),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });

@@ -15,7 +15,11 @@ import { ChosenIdGenerator } from './chosen-id-generator.js';
 import { createMetrics } from './create-metrics.js';
 import { createTracerProvider } from './create-tracer-provider.js';
 import { DropReporter } from './drop-reporter.js';
+import { emitSpan } from './emit-span.js';
 import { extractContext } from './extract-context.js';
+import type { FeedbackVersion } from '../feedback/parse-feedback.js';
+import { feedbackToSpan } from './feedback-span.js';
+import { logToSpan, type IdentifiedLog } from './log-span.js';
 import { noopTelemetry } from './noop-telemetry.js';
 import { startOtelRequestSpan } from './otel-request-span.js';
 import { loadPricingTable } from './pricing.js';
@@ -88,6 +92,24 @@ export class OtelTelemetry implements SidegateTelemetry {
     } catch {
       // Telemetry never hurts the request: an SDK surprise degrades to no span.
       return noopTelemetry.startRequest(start);
+    }
+  }
+
+  recordLogs(logs: readonly IdentifiedLog[]): void {
+    for (const log of logs) {
+      try {
+        emitSpan(this.#kit, logToSpan(log, this.#kit));
+      } catch {
+        // telemetry never hurts the request: one bad log costs only its span
+      }
+    }
+  }
+
+  recordFeedback(feedback: FeedbackVersion, atMs: number): void {
+    try {
+      emitSpan(this.#kit, feedbackToSpan(feedback, atMs));
+    } catch {
+      // never throw
     }
   }
 

@@ -9,6 +9,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
 import type { OtelConfig } from './read-otel-config.js';
+import type { FeedbackVersion } from '../feedback/parse-feedback.js';
+import type { IdentifiedLog } from './log-span.js';
 
 export interface RequestStart {
   headers: IncomingHttpHeaders;
@@ -74,6 +76,10 @@ export interface RequestSpan {
 
 export interface Telemetry {
   startRequest(start: RequestStart): RequestSpan;
+  /** Exports each validated log of `POST /v1/logs` as one span (DESIGN Decision 16). Never throws. */
+  recordLogs?(logs: readonly IdentifiedLog[]): void;
+  /** Exports one feedback version as a `feedback` span in its trace; `atMs` is when it arrived. Never throws. */
+  recordFeedback?(feedback: FeedbackVersion, atMs: number): void;
   /** Prometheus text for `/metrics`; undefined when metrics are off. */
   renderMetrics?(): Promise<string>;
   /** Flushes pending spans and metrics, bounded by `deadlineMs`. */

@@ -11,14 +11,16 @@ export interface EmulatedModel {
   inputTokenLimit: number;
   outputTokenLimit: number;
   supportedGenerationMethods: string[];
-  temperature: number;
-  maxTemperature: number;
-  topP: number;
-  topK: number;
+  temperature?: number;
+  maxTemperature?: number;
+  topP?: number;
+  topK?: number;
   thinking?: boolean;
 }
 
 const TEXT_METHODS = ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'];
+// Embedding models list `embedContent` (§14.2); `batchEmbedContents` is served wherever it is.
+const EMBEDDING_METHODS = ['embedContent', 'countTextTokens', 'countTokens', 'asyncBatchEmbedContent'];
 
 /** Ids the emulator serves by default; an unknown id answers the §11.2 404. */
 export const DEFAULT_MODEL_IDS: readonly string[] = [
@@ -38,7 +40,24 @@ export const DEFAULT_MODEL_IDS: readonly string[] = [
   'gemini-3.5-flash',
   'gemini-flash-latest',
   'gemini-pro-latest',
+  'gemini-embedding-001',
+  'gemini-embedding-2',
 ];
+
+/** Embedding models: 3072-dimension vectors, `outputDimensionality` 128…3072 (Google's embeddings guide). */
+export function isEmbeddingModel(model: string): boolean {
+  return model.includes('embedding');
+}
+
+/** Native vector size of an embedding model. */
+export const EMBEDDING_DIMENSIONS = 3072;
+
+/** The `supportedGenerationMethods` entry an RPC needs (streaming is not listed separately, §14.2). */
+export function methodFor(rpc: string): string {
+  if (rpc === 'streamGenerateContent') return 'generateContent';
+  if (rpc === 'batchEmbedContents') return 'embedContent';
+  return rpc;
+}
 
 /** Gemini 3 family (incl. the `-latest` aliases, which point at Gemini 3 since 2026-01, §15). */
 export function isGemini3(model: string): boolean {
@@ -56,6 +75,19 @@ export function isThinkingModel(model: string): boolean {
 }
 
 function describe(id: string): EmulatedModel {
+  if (isEmbeddingModel(id)) {
+    const display = id === 'gemini-embedding-001' ? 'Gemini Embedding 001' : 'Gemini Embedding 2';
+    return {
+      name: `models/${id}`,
+      baseModelId: id,
+      version: id.endsWith('001') ? '001' : '2',
+      displayName: display,
+      description: `${display} (served by the sidegate Gemini emulator)`,
+      inputTokenLimit: id.endsWith('001') ? 2048 : 8192,
+      outputTokenLimit: 1,
+      supportedGenerationMethods: EMBEDDING_METHODS,
+    };
+  }
   const words = id.replace(/^gemini-/, '').split('-');
   const display = `Gemini ${words.map((w) => (/^\d/.test(w) ? w : w[0]!.toUpperCase() + w.slice(1))).join(' ')}`;
   const model: EmulatedModel = {

@@ -59,6 +59,17 @@ const ENUMS: Record<string, readonly string[]> = {
   ],
   ToolType: ['TOOL_TYPE_UNSPECIFIED', 'GOOGLE_SEARCH_WEB', 'GOOGLE_SEARCH_IMAGE', 'URL_CONTEXT', 'GOOGLE_MAPS', 'FILE_SEARCH'],
   ServiceTier: ['SERVICE_TIER_UNSPECIFIED', 'UNSPECIFIED', 'FLEX', 'STANDARD', 'PRIORITY'],
+  TaskType: [
+    'TASK_TYPE_UNSPECIFIED',
+    'RETRIEVAL_QUERY',
+    'RETRIEVAL_DOCUMENT',
+    'SEMANTIC_SIMILARITY',
+    'CLASSIFICATION',
+    'CLUSTERING',
+    'QUESTION_ANSWERING',
+    'FACT_VERIFICATION',
+    'CODE_RETRIEVAL_QUERY',
+  ],
 };
 
 const MESSAGES: Record<string, Record<string, FieldSpec>> = {
@@ -79,6 +90,15 @@ const MESSAGES: Record<string, Record<string, FieldSpec>> = {
     contents: { repeated: 'msg:Content' },
     generateContentRequest: 'msg:GenerateContentRequest',
   },
+  // generative_service.proto EmbedContentRequest (+ output_dimensionality, added after the 2024 proto).
+  EmbedContentRequest: {
+    model: 'string',
+    content: 'msg:Content',
+    taskType: 'enum:TaskType',
+    title: 'string',
+    outputDimensionality: 'int',
+  },
+  BatchEmbedContentsRequest: { model: 'string', requests: { repeated: 'msg:EmbedContentRequest' } },
   Content: { role: 'string', parts: { repeated: 'msg:Part' } },
   Part: {
     text: 'string',

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { buildDefaultAnswer, countPrompt } from './default-answer.js';
 import { googleError, invalidKeyError, missingKeyError, modelNotFoundError, type GoogleErrorBody } from './errors.js';
 import { FileStore, fileNotFound } from './files.js';
-import { buildModelCatalog, DEFAULT_MODEL_IDS } from './models.js';
+import { batchEmbedResponse, embedResponse, validateBatchEmbedRequest, validateEmbedRequest } from './embed.js';
+import { buildModelCatalog, DEFAULT_MODEL_IDS, methodFor } from './models.js';
 import { answerToChunks, answerToResponse, writeJson, writeStream } from './respond.js';
 import {
   checkReplyShape,
@@ -64,8 +65,9 @@ const MODELS_PREFIX = '/v1beta/models/';
 const FILES_PREFIX = '/v1beta/files/';
 const UPLOAD_PATH = '/upload/v1beta/files';
 const CONTROL_PREFIX = '/__emulator/';
-const MODEL_RPCS = new Set(['generateContent', 'streamGenerateContent', 'countTokens']);
-const KNOWN_UNIMPLEMENTED = new Set(['embedContent', 'batchEmbedContents', 'batchGenerateContent', 'predict']);
+const MODEL_RPCS = new Set(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
+const EMBED_RPCS = new Set(['embedContent', 'batchEmbedContents']);
+const KNOWN_UNIMPLEMENTED = new Set(['batchGenerateContent', 'predict']);
 
 class PayloadTooLarge extends Error {}
 
@@ -173,10 +175,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     query: URLSearchParams | undefined,
     body: unknown,
   ): Promise<void> {
-    if (!catalog.get(model)) {
+    // An unknown model, or one that does not serve this method (an embedding model asked to
+    // generate, a chat model asked to embed), gets the same §11.2 404.
+    const entry = catalog.get(model);
+    if (!entry?.supportedGenerationMethods.includes(methodFor(rpc))) {
       writeJson(res, 404, modelNotFoundError(model, rpc));
       return;
     }
+    if (EMBED_RPCS.has(rpc)) return handleEmbed(req, res, rec, model, rpc, body);
     const isCount = rpc === 'countTokens';
     const stream = rpc === 'streamGenerateContent';
     const sse = stream && query?.get('alt') === 'sse';
@@ -225,6 +231,41 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     } else {
       writeJson(res, 200, answerToResponse(answer, model, responseId));
     }
+  }
+
+  async function handleEmbed(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rec: RecordedRequest,
+    model: string,
+    rpc: string,
+    body: unknown,
+  ): Promise<void> {
+    const batch = rpc === 'batchEmbedContents';
+    const checked = batch ? validateBatchEmbedRequest(body, model) : validateEmbedRequest(body, model);
+    if (!checked.ok) {
+      writeJson(res, checked.error.error.code, checked.error);
+      return;
+    }
+    const requests = Array.isArray(checked.value) ? checked.value : [checked.value];
+    const reply = queue.take(rec);
+    if (reply) {
+      if ('delayMs' in reply && reply.delayMs) await sleep(reply.delayMs);
+      if (res.destroyed) return;
+      if (isDropReply(reply)) {
+        req.socket.destroy();
+        return;
+      }
+      if (isJsonReply(reply)) {
+        writeJson(res, reply.status, reply.body, reply.headers);
+        return;
+      }
+      if (isStreamReply(reply)) {
+        writeJson(res, 500, googleError(500, `Emulator script error: a chunks reply was consumed by a ${rpc} call.`));
+        return;
+      }
+    }
+    writeJson(res, 200, batch ? batchEmbedResponse(requests) : embedResponse(requests[0]!));
   }
 
   async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../openai/chat-response.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../openai/embeddings.js';
 
 export type ProviderName = 'google' | 'openai';
 
@@ -75,6 +76,29 @@ export interface StreamResult {
   outcome(): CallOutcome;
 }
 
+export interface EmbedCall {
+  request: EmbeddingsRequest;
+  target: Target;
+  signal: AbortSignal;
+  traceHeaders: Record<string, string>;
+}
+
+export interface EmbedResult {
+  status: number;
+  response: EmbeddingsResponse;
+  outcome: CallOutcome;
+}
+
+/** One model of an upstream's model list, in provider-neutral terms. */
+export interface ProviderModel {
+  /** Bare id a client puts in `model` (`gemini-2.5-flash`). */
+  id: string;
+  /** Organisation that owns it (`google`). */
+  ownedBy: string;
+  /** What it serves, e.g. `chat`, `embeddings`. */
+  capabilities: ReadonlyArray<'chat' | 'embeddings'>;
+}
+
 export interface Provider {
   readonly name: ProviderName;
   /** `gen_ai.provider.name` of its spans (`gcp.gemini`, `openai`). */
@@ -85,6 +109,10 @@ export interface Provider {
   chat(call: ProviderCall): Promise<ChatResult>;
   /** Throws before the first chunk for errors that have an HTTP status upstream. */
   chatStream(call: ProviderCall): Promise<StreamResult>;
+  /** Embeddings (optional: a provider without it answers 400 for embeddings). Throws like `chat`. */
+  embed?(call: EmbedCall): Promise<EmbedResult>;
+  /** The upstream's model list with the target's credential. Throws `UpstreamError`. */
+  listModels?(target: Target, signal: AbortSignal): Promise<ProviderModel[]>;
   /** Releases keep-alive connection pools at shutdown. */
   close?(): Promise<void>;
 }

@@ -163,3 +163,38 @@ describe('gemini provider × emulator', () => {
     expect(completion.choices[0]!.message.content_parts?.some((p) => p.type === 'image')).toStrictEqual(true);
   });
 });
+
+describe('gemini provider × emulator: embeddings and models', () => {
+  const target = () => ({ provider: 'google' as const, apiKey: 'emulator-key', baseUrl: emulator.url, strictCompliance: true, timeoutMs: 5_000 });
+
+  it('embeds 205 inputs in three batchEmbedContents calls, sent as the emulator expects', async () => {
+    const input = Array.from({ length: 205 }, (_, i) => `text number ${i}`);
+    const { response, outcome } = await provider.embed({
+      request: { model: 'gemini-embedding-001', input, dimensions: 16 },
+      target: target(),
+      signal: new AbortController().signal,
+      traceHeaders: { traceparent: '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01' },
+    });
+    expect(response.data).toHaveLength(205);
+    expect(response.data.map((d) => d.index)).toStrictEqual(input.map((_, i) => i));
+    expect((response.data[0]!.embedding as number[]).length).toBe(16);
+    const calls = emulator.requests.filter((r) => r.rpc === 'batchEmbedContents');
+    expect(calls.map((c) => (c.body as { requests: unknown[] }).requests.length)).toStrictEqual([100, 100, 5]);
+    expect(calls[0]!.headers.traceparent).toBe('00-0123456789abcdef0123456789abcdef-0123456789abcdef-01');
+    expect(calls[0]!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+    expect(response.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(outcome.usage?.inputTokens).toBe(response.usage.prompt_tokens);
+  });
+
+  it('maps an upstream 404 (a chat model asked to embed) to an UpstreamError', async () => {
+    await expect(
+      provider.embed({ request: { model: 'gemini-2.5-flash', input: 'x' }, target: target(), signal: new AbortController().signal, traceHeaders: {} }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('lists chat and embedding models', async () => {
+    const models = await provider.listModels(target(), new AbortController().signal);
+    expect(models).toContainEqual({ id: 'gemini-2.5-flash', ownedBy: 'google', capabilities: ['chat'] });
+    expect(models).toContainEqual({ id: 'gemini-embedding-001', ownedBy: 'google', capabilities: ['embeddings'] });
+  });
+});

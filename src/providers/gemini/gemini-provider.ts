@@ -18,10 +18,23 @@ import { Agent, request as undiciRequest, type Dispatcher } from '../http-client
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
-import type { CallOutcome, ChatResult, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
+import type {
+  CallOutcome,
+  ChatResult,
+  EmbedCall,
+  EmbedResult,
+  Provider,
+  ProviderCall,
+  ProviderModel,
+  StreamResult,
+  Target,
+} from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
 import { postJson } from '../post-json.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
+import { convertEmbedRequest } from './convert-embed-request.js';
+import { convertEmbedResponse } from './convert-embed-response.js';
+import { convertModelList } from './convert-model-list.js';
 import { convertResponse } from './convert-response.js';
 import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
 import { mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
@@ -51,6 +64,8 @@ export interface GeminiProviderOptions {
 }
 
 export interface GeminiProvider extends Provider {
+  embed(call: EmbedCall): Promise<EmbedResult>;
+  listModels(target: Target, signal: AbortSignal): Promise<ProviderModel[]>;
   /** Closes the dispatcher this provider created (not one passed in). */
   close(): Promise<void>;
 }
@@ -81,7 +96,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   const cacheSize = options.fileCacheSize ?? 1000;
   const fileMimeCache = new Map<string, string>();
 
-  function headers(target: Target, call: ProviderCall, accept: string): Record<string, string> {
+  function headers(target: Target, call: { traceHeaders: Record<string, string> }, accept: string): Record<string, string> {
     return {
       ...call.traceHeaders,
       'content-type': 'application/json',
@@ -260,12 +275,91 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return { status: 200, chunks: chunks(), outcome: (): CallOutcome => translator.outcome() };
   }
 
+  /** Reads a JSON answer; a body that is not JSON is a 502. */
+  async function readJson(res: UndiciResponse, control: AttemptControl): Promise<unknown> {
+    try {
+      return await res.body.json();
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
+      }
+      throw control.toError(err, 'body');
+    }
+  }
+
+  /**
+   * `batchEmbedContents`, one call per batch of 100 inputs, one after another within the same
+   * attempt (the per-attempt timeout applies to each call until its headers arrive).
+   */
+  async function embed(call: EmbedCall): Promise<EmbedResult> {
+    const { target } = call;
+    const override = target.overrideParams?.model;
+    const model = target.model ?? (typeof override === 'string' ? override : call.request.model);
+    const path = modelPath(model);
+    const { batches, warnings } = convertEmbedRequest(call.request, model);
+    const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:batchEmbedContents`;
+    const answers: unknown[] = [];
+    for (const body of batches) {
+      const control = new AttemptControl(call.signal, target.timeoutMs);
+      try {
+        const res = await postJson(send, url, body, headers(target, call, 'application/json'), control, dispatcher);
+        if (res.statusCode >= 300) throw await readErrorBody(res, target);
+        answers.push(await readJson(res, control));
+      } finally {
+        control.dispose();
+      }
+    }
+    const { response, outcome } = convertEmbedResponse(answers, {
+      model: call.request.model,
+      targetModel: model,
+      encodingFormat: call.request.encoding_format ?? 'float',
+      batchSizes: batches.map((b) => b.requests.length),
+      warnings,
+    });
+    return { status: 200, response, outcome };
+  }
+
+  /** `GET /v1beta/models`, following page tokens (at most 20 pages of 1000). */
+  async function listModels(target: Target, signal: AbortSignal): Promise<ProviderModel[]> {
+    const pages: unknown[] = [];
+    let token: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const control = new AttemptControl(signal, target.timeoutMs);
+      try {
+        const query = `pageSize=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+        let res: UndiciResponse;
+        try {
+          res = await send(`${trimBase(target.baseUrl)}/v1beta/models?${query}`, {
+            method: 'GET',
+            headers: { accept: 'application/json', 'x-goog-api-key': target.apiKey },
+            signal: control.signal,
+            dispatcher,
+          });
+        } catch (err) {
+          throw control.toError(err, 'connect');
+        }
+        control.headersArrived();
+        if (res.statusCode >= 300) throw await readErrorBody(res, target);
+        const json = await readJson(res, control);
+        pages.push(json);
+        const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
+        token = typeof next === 'string' && next !== '' ? next : undefined;
+      } finally {
+        control.dispose();
+      }
+      if (token === undefined) break;
+    }
+    return convertModelList(pages);
+  }
+
   return {
     name: 'google',
     telemetryName: 'gcp.gemini',
     operationName: 'generate_content',
     chat,
     chatStream,
+    embed,
+    listModels,
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },

@@ -1,0 +1,27 @@
+/**
+ * Validates a parsed JSON body against the embeddings request schema; the first zod issue becomes
+ * a 400 naming the field, exactly as for chat completions.
+ */
+import { InvalidRequestError } from '../errors.js';
+import { EmbeddingsRequestSchema, MAX_EMBEDDING_INPUTS, type EmbeddingsRequest } from './embeddings.js';
+import { issueToError } from './parse-chat-request.js';
+
+export function parseEmbeddingsRequest(body: unknown): EmbeddingsRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidRequestError('request body must be a JSON object', { code: 'invalid_request' });
+  }
+  // `input` is a union; zod would report its branches' issues, not these two plain facts.
+  const input = (body as { input?: unknown }).input;
+  if (input === undefined) {
+    throw new InvalidRequestError("Missing required parameter: 'input'.", { param: 'input', code: 'missing_required_parameter' });
+  }
+  if (Array.isArray(input) && input.length > MAX_EMBEDDING_INPUTS) {
+    throw new InvalidRequestError(`Invalid value for 'input': at most ${MAX_EMBEDDING_INPUTS} inputs per request`, {
+      param: 'input',
+      code: 'invalid_value',
+    });
+  }
+  const result = EmbeddingsRequestSchema.safeParse(body);
+  if (result.success) return result.data;
+  throw issueToError(result.error.issues[0]!);
+}

@@ -25,6 +25,7 @@ import { createChatRoute } from './chat-route.js';
 import { createFeedbackRoutes } from './feedback-route.js';
 import { createLogsRoute } from './logs-route.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
+import { createModelsRoutes } from './models-route.js';
 
 export interface GatewayDeps {
   telemetry?: Telemetry;
@@ -87,6 +88,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       settings,
       resolveProviderKey: (headers) => resolveProviderCredential(headers, planEnv),
     }),
+    ...createModelsRoutes({ providers, planEnv }),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
     { method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) },
     ...createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes }),

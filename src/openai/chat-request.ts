@@ -8,24 +8,57 @@
  */
 import { z } from 'zod';
 
-const TextPart = z.strictObject({ type: z.literal('text'), text: z.string() });
+/**
+ * OpenAI's per-part prompt-cache hint. Gemini caches implicitly, so it is accepted and ignored
+ * (warning `ignored_param:messages.content.prompt_cache_breakpoint`).
+ */
+const CacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional();
 
-const ImageUrlPart = z.strictObject({
-  type: z.literal('image_url'),
-  image_url: z.strictObject({
-    url: z.string().min(1),
-    detail: z.enum(['auto', 'low', 'high']).optional(),
-    /** Explicit MIME type for provider file URLs (saves a files-API lookup). */
-    mime_type: z.string().min(1).optional(),
-  }),
+const TextPart = z.strictObject({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: CacheBreakpoint });
+
+const ImageUrl = z.strictObject({
+  url: z.string().min(1),
+  detail: z.enum(['auto', 'low', 'high']).optional(),
+  /** Explicit MIME type for provider file URLs (saves a files-API lookup). */
+  mime_type: z.string().min(1).optional(),
 });
+
+const ImageUrlPart = z.strictObject({ type: z.literal('image_url'), image_url: ImageUrl, prompt_cache_breakpoint: CacheBreakpoint });
 
 const InputAudioPart = z.strictObject({
   type: z.literal('input_audio'),
   input_audio: z.strictObject({ data: z.string().min(1), format: z.string().min(1) }),
+  prompt_cache_breakpoint: CacheBreakpoint,
 });
 
-export const UserContentPart = z.discriminatedUnion('type', [TextPart, ImageUrlPart, InputAudioPart]);
+/**
+ * OpenAI's `file` part: `file_data` (a data URI, or bare base64 typed by `filename`'s extension)
+ * goes inline; `file_id` names a file uploaded through `POST /v1/files` (the provider's file id).
+ */
+const FilePart = z.strictObject({
+  type: z.literal('file'),
+  file: z
+    .strictObject({
+      file_data: z.string().min(1).optional(),
+      file_id: z.string().min(1).optional(),
+      filename: z.string().optional(),
+    })
+    .refine((f) => (f.file_data === undefined) !== (f.file_id === undefined), 'exactly one of file_data and file_id is required'),
+  prompt_cache_breakpoint: CacheBreakpoint,
+});
+
+export const UserContentPart = z.discriminatedUnion('type', [TextPart, ImageUrlPart, InputAudioPart, FilePart]);
+
+/**
+ * Parts of an assistant message's `content`: OpenAI's text and refusal parts, plus (as Portkey
+ * users send a generated image back for multi-turn editing) `image_url` parts, each optionally
+ * carrying the `thought_signature` its Gemini part had (strict compliance off).
+ */
+const AssistantContentPart = z.discriminatedUnion('type', [
+  TextPart.extend({ thought_signature: z.string().optional() }),
+  z.strictObject({ type: z.literal('refusal'), refusal: z.string() }),
+  ImageUrlPart.extend({ thought_signature: z.string().optional() }),
+]);
 
 /** Entries of `content_parts` (Decision 9) as a client sends them back in multi-turn image editing. */
 const ContentPartsEntry = z.discriminatedUnion('type', [
@@ -63,6 +96,17 @@ const ToolCall = z.strictObject({
   }),
 });
 
+/** What SDKs echo back from an answer's `message.annotations` (web-search citations). */
+const Annotation = z.strictObject({
+  type: z.literal('url_citation'),
+  url_citation: z.strictObject({
+    start_index: z.number().int(),
+    end_index: z.number().int(),
+    title: z.string(),
+    url: z.string(),
+  }),
+});
+
 const SystemMessage = z.strictObject({
   role: z.enum(['system', 'developer']),
   content: z.union([z.string(), z.array(TextPart).min(1)]),
@@ -77,10 +121,23 @@ const UserMessage = z.strictObject({
 
 const AssistantMessage = z.strictObject({
   role: z.literal('assistant'),
-  content: z.union([z.string(), z.array(TextPart), z.null()]).optional(),
+  content: z.union([z.string(), z.array(AssistantContentPart), z.null()]).optional(),
   tool_calls: z.array(ToolCall).optional(),
+  /** Legacy (pre-tools) function calling; sent upstream like a tool call. */
+  function_call: z.strictObject({ name: z.string().min(1), arguments: z.string() }).nullable().optional(),
   name: z.string().optional(),
   refusal: z.string().nullable().optional(),
+  /** Echoed from an OpenAI answer; Gemini has no use for them (warnings when set). */
+  annotations: z.array(Annotation).nullable().optional(),
+  audio: z
+    .strictObject({
+      id: z.string(),
+      data: z.string().optional(),
+      expires_at: z.number().optional(),
+      transcript: z.string().optional(),
+    })
+    .nullable()
+    .optional(),
   content_parts: z.array(ContentPartsEntry).optional(),
   content_blocks: z.array(ContentBlock).optional(),
   /** Kept so clients can send back a text answer's signature (strict compliance off). */
@@ -91,19 +148,27 @@ const ToolMessage = z.strictObject({
   role: z.literal('tool'),
   content: z.union([z.string(), z.array(UserContentPart).min(1)]),
   tool_call_id: z.string().min(1),
+  /** LangChain's tool node and others name the tool; the call id already does (warning). */
+  name: z.string().optional(),
 });
 
-export const ChatMessage = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
-
-const FunctionTool = z.strictObject({
-  type: z.literal('function'),
-  function: z.strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullable().optional(),
-  }),
+/** Legacy (pre-tools) function result: answers the assistant `function_call` named `name`. */
+const FunctionMessage = z.strictObject({
+  role: z.literal('function'),
+  name: z.string().min(1),
+  content: z.string().nullable(),
 });
+
+export const ChatMessage = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage, FunctionMessage]);
+
+const FunctionDefinition = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  strict: z.boolean().nullable().optional(),
+});
+
+const FunctionTool = z.strictObject({ type: z.literal('function'), function: FunctionDefinition });
 
 const CodeExecutionTool = z.strictObject({ type: z.literal('code_execution') });
 
@@ -142,7 +207,10 @@ export const ChatCompletionRequestSchema = z.strictObject({
   top_p: z.number().min(0).max(1).nullable().optional(),
   n: z.number().int().min(1).max(8).nullable().optional(),
   stream: z.boolean().nullable().optional(),
-  stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stream_options: z
+    .strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
+    .nullable()
+    .optional(),
   stop: z.union([z.string(), z.array(z.string()).max(5)]).nullable().optional(),
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
@@ -160,10 +228,29 @@ export const ChatCompletionRequestSchema = z.strictObject({
   modalities: z.array(z.enum(['text', 'image'])).min(1).nullable().optional(),
   thinking: Thinking.optional(),
   reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional(),
+  /** Legacy (pre-tools) function calling: treated as function tools and a tool choice. */
+  functions: z.array(FunctionDefinition).optional(),
+  function_call: z.union([z.enum(['none', 'auto']), z.strictObject({ name: z.string().min(1) })]).optional(),
+  /** OpenAI-side caching, abuse and output hints: accepted, ignored for Gemini (warnings). */
+  prompt_cache_key: z.string().nullable().optional(),
+  prompt_cache_retention: z.string().nullable().optional(),
+  safety_identifier: z.string().nullable().optional(),
+  verbosity: z.enum(['low', 'medium', 'high']).nullable().optional(),
+  /**
+   * OpenAI parameters with no Gemini equivalent whose loss a caller would notice: accepted here
+   * (an OpenAI-compatible target gets them as sent), refused with a 400 for a Gemini target.
+   */
+  audio: z.record(z.string(), z.unknown()).nullable().optional(),
+  logit_bias: z.record(z.string(), z.number()).nullable().optional(),
+  prediction: z.record(z.string(), z.unknown()).nullable().optional(),
+  web_search_options: z.record(z.string(), z.unknown()).nullable().optional(),
+  moderation: z.record(z.string(), z.unknown()).nullable().optional(),
+  prompt_cache_options: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 export type ChatMessage = z.infer<typeof ChatMessage>;
 export type UserContentPart = z.infer<typeof UserContentPart>;
+export type AssistantContentPart = z.infer<typeof AssistantContentPart>;
 export type Tool = z.infer<typeof Tool>;
 export type ToolCall = z.infer<typeof ToolCall>;

@@ -12,7 +12,7 @@
  */
 import { InvalidRequestError } from '../../errors.js';
 import type { ChatCompletionRequest, ChatMessage, UserContentPart } from '../../openai/chat-request.js';
-import { convertImageUrl, convertInputAudio, type GeminiMediaPart, type MediaContext } from './media.js';
+import { convertFilePart, convertImageUrl, convertInputAudio, type GeminiMediaPart, type MediaContext } from './media.js';
 
 export interface GeminiPart {
   text?: string;
@@ -77,6 +77,8 @@ function userParts(content: string | UserContentPart[], param: string, ctx: Medi
         return convertImageUrl(part.image_url, p, ctx);
       case 'input_audio':
         return convertInputAudio(part.input_audio, p);
+      case 'file':
+        return convertFilePart(part.file, p, ctx);
       default: {
         const never: never = part;
         throw new InvalidRequestError(`${p}: unsupported content part`, { param: p, code: String(never) });
@@ -160,7 +162,25 @@ function assistantParts(
   } else if (typeof message.content === 'string') {
     if (message.content !== '') parts.push({ text: message.content });
   } else if (Array.isArray(message.content)) {
-    for (const part of message.content) if (part.text !== '') parts.push({ text: part.text });
+    // Text and images in order; an earlier generated image goes back as model inlineData with
+    // its signature, exactly like the content_parts form above. Refusal parts are dropped (warning).
+    message.content.forEach((part, j) => {
+      const signature = 'thought_signature' in part && part.thought_signature ? { thoughtSignature: part.thought_signature } : {};
+      switch (part.type) {
+        case 'text':
+          if (part.text !== '' || 'thoughtSignature' in signature) parts.push({ text: part.text, ...signature });
+          break;
+        case 'image_url':
+          parts.push({ ...convertImageUrl(part.image_url, `${param}.content[${j}]`, ctx), ...signature });
+          break;
+        case 'refusal':
+          break;
+        default: {
+          const never: never = part;
+          throw new InvalidRequestError(`${param}.content[${j}]: unsupported part`, { param: `${param}.content[${j}]`, code: String(never) });
+        }
+      }
+    });
   }
   if (message.thought_signature) {
     // Gemini puts a text answer's signature on the last part of the turn (gemini-wire §6.1).
@@ -169,25 +189,51 @@ function assistantParts(
     else parts.push({ text: '', thoughtSignature: message.thought_signature });
   }
   (message.tool_calls ?? []).forEach((call, j) => {
-    const p = `${param}.tool_calls[${j}].function.arguments`;
-    let args: unknown = {};
-    if (call.function.arguments.trim() !== '') {
-      try {
-        args = JSON.parse(call.function.arguments);
-      } catch {
-        throw new InvalidRequestError(`${p}: not valid JSON`, { param: p, code: 'invalid_tool_arguments' });
-      }
-    }
-    if (!isPlainObject(args)) {
-      throw new InvalidRequestError(`${p}: must be a JSON object`, { param: p, code: 'invalid_tool_arguments' });
-    }
+    const args = parseArguments(call.function.arguments, `${param}.tool_calls[${j}].function.arguments`);
     callNames.set(call.id, call.function.name);
     parts.push({
       functionCall: { name: call.function.name, args },
       ...(call.function.thought_signature ? { thoughtSignature: call.function.thought_signature } : {}),
     });
   });
+  if (message.function_call) {
+    // Legacy function calling: the call has no id; the `function` message answering it names it.
+    const args = parseArguments(message.function_call.arguments, `${param}.function_call.arguments`);
+    parts.push({ functionCall: { name: message.function_call.name, args } });
+  }
   return parts;
+}
+
+function parseArguments(text: string, param: string): Record<string, unknown> {
+  let args: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      args = JSON.parse(text);
+    } catch {
+      throw new InvalidRequestError(`${param}: not valid JSON`, { param, code: 'invalid_tool_arguments' });
+    }
+  }
+  if (!isPlainObject(args)) {
+    throw new InvalidRequestError(`${param}: must be a JSON object`, { param, code: 'invalid_tool_arguments' });
+  }
+  return args;
+}
+
+/** Warnings for fields OpenAI accepts in a message that Gemini has no use for. */
+function messageWarnings(message: ChatMessage, warnings: Set<string>): void {
+  if ('name' in message && message.name !== undefined && message.role !== 'function') warnings.add('ignored_param:messages.name');
+  if (message.role === 'assistant') {
+    if (message.refusal != null) warnings.add('ignored_param:messages.refusal');
+    if (message.annotations != null && message.annotations.length > 0) warnings.add('ignored_param:messages.annotations');
+    if (message.audio != null) warnings.add('ignored_param:messages.audio');
+  }
+  if (Array.isArray(message.content)) {
+    for (const part of message.content) {
+      if (part.type === 'refusal') warnings.add('ignored_param:messages.refusal');
+      else if (part.prompt_cache_breakpoint !== undefined) warnings.add('ignored_param:messages.content.prompt_cache_breakpoint');
+      if (part.type === 'image_url' && part.image_url.detail !== undefined) warnings.add('ignored_param:messages.content.image_url.detail');
+    }
+  }
 }
 
 export function convertMessages(messages: Messages, ctx: ConvertMessagesContext = {}): ConvertedMessages {
@@ -207,7 +253,7 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
 
   messages.forEach((message, i) => {
     const param = `messages[${i}]`;
-    if ('name' in message && message.name !== undefined) warnings.add('ignored_param:messages.name');
+    messageWarnings(message, warnings);
     switch (message.role) {
       case 'system':
       case 'developer':
@@ -231,7 +277,6 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
         break;
       }
       case 'assistant': {
-        if (message.refusal != null) warnings.add('ignored_param:messages.refusal');
         push('model', assistantParts(message, param, ctx, callNames));
         const calls = message.tool_calls ?? [];
         pendingComputerCalls =
@@ -253,6 +298,11 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
         push('user', [functionResponsePart(name, toolResult(message.content, `${param}.content`, ctx))]);
         break;
       }
+      case 'function':
+        // Legacy function result (OpenAI's pre-tools form): answers the call named `name`.
+        pendingComputerCalls = [];
+        push('user', [functionResponsePart(message.name, { text: message.content ?? '', media: [] })]);
+        break;
       default: {
         const never: never = message;
         throw new InvalidRequestError(`${param}: unsupported role`, { param, code: String(never) });

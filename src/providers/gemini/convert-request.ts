@@ -44,7 +44,21 @@ export interface GeminiRequestBody {
 }
 
 /** Fields that only feed OpenAI-side features or telemetry; safe to ignore (with a warning). */
-const IGNORED = ['user', 'metadata', 'store', 'parallel_tool_calls', 'service_tier', 'top_logprobs'] as const;
+const IGNORED = [
+  'user',
+  'metadata',
+  'store',
+  'parallel_tool_calls',
+  'service_tier',
+  'top_logprobs',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'safety_identifier',
+  'verbosity',
+] as const;
+
+/** OpenAI parameters Gemini cannot honour and whose loss the caller would notice: a 400 each. */
+const UNSUPPORTED = ['audio', 'logit_bias', 'prediction', 'web_search_options', 'moderation', 'prompt_cache_options'] as const;
 
 /** Computer-use predefined actions (gemini-wire §9.3): calls to them answer in Decision 10's form. */
 const COMPUTER_USE_ACTIONS = new Set([
@@ -159,6 +173,16 @@ export function convertRequest(
 
   for (const key of IGNORED) {
     if (request[key] != null) warnings.push(`ignored_param:${key}`);
+  }
+  if (request.stream_options?.include_obfuscation != null) warnings.push('ignored_param:stream_options.include_obfuscation');
+  for (const key of UNSUPPORTED) {
+    const value = request[key];
+    if (value != null && !(key === 'logit_bias' && Object.keys(value).length === 0)) {
+      throw new InvalidRequestError(`${key}: not supported by this gateway for Gemini models`, {
+        param: key,
+        code: 'unsupported_parameter',
+      });
+    }
   }
   if (request.logprobs === true) {
     throw new InvalidRequestError('logprobs: not supported by this gateway for Gemini', {

@@ -37,7 +37,7 @@ import { convertEmbedResponse } from './convert-embed-response.js';
 import { convertModelList } from './convert-model-list.js';
 import { convertResponse } from './convert-response.js';
 import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
-import { mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
+import { fileIdUrl, mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
 import { SseParser } from '../sse-parser.js';
 import { GeminiStreamTranslator } from './stream.js';
 import { WireFile } from './wire-schemas.js';
@@ -169,7 +169,10 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     };
     for (const message of request.messages) {
       if (Array.isArray(message.content)) {
-        for (const part of message.content) if (part.type === 'image_url') visit(part.image_url.url, part.image_url.mime_type);
+        for (const part of message.content) {
+          if (part.type === 'image_url') visit(part.image_url.url, part.image_url.mime_type);
+          else if (part.type === 'file' && part.file.file_id !== undefined) visit(fileIdUrl(part.file.file_id, target.baseUrl), undefined);
+        }
       }
       if (message.role === 'assistant') {
         for (const entry of message.content_parts ?? []) if (entry.type === 'image') visit(entry.image_url.url, undefined);

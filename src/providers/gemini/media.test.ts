@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../errors.js';
-import { convertImageUrl, convertInputAudio, isYouTubeUrl, mediaLookupKind, providerFileId } from './media.js';
+import { convertFilePart, convertImageUrl, convertInputAudio, fileIdUrl, isYouTubeUrl, mediaLookupKind, providerFileId } from './media.js';
 
 const BASE = 'http://127.0.0.1:9999';
 const P = 'messages[0].content[1]';
@@ -108,5 +108,30 @@ describe('URL classification', () => {
     { url: 'https://example.com/a.png', mime: undefined, want: 'fetch' },
   ])('mediaLookupKind $url', ({ url, mime, want }) => {
     expect(mediaLookupKind(url, mime, BASE)).toStrictEqual(want);
+  });
+});
+
+describe('convertFilePart', () => {
+  const ctx = { baseUrl: BASE, media: new Map([[fileIdUrl('abc-123', BASE), { kind: 'file' as const, mimeType: 'application/pdf' }]]) };
+  it.each([
+    { name: 'data URI', file: { file_data: 'data:application/pdf;base64,JVBE' }, want: { inlineData: { mimeType: 'application/pdf', data: 'JVBE' } } },
+    { name: 'bare base64 typed by filename', file: { file_data: 'JVBE', filename: 'x.PDF' }, want: { inlineData: { mimeType: 'application/pdf', data: 'JVBE' } } },
+    { name: 'file_id of an uploaded file', file: { file_id: 'abc-123' }, want: { fileData: { mimeType: 'application/pdf', fileUri: `${BASE}/v1beta/files/abc-123` } } },
+  ])('$name', ({ file, want }) => {
+    expect(convertFilePart(file, 'messages[0].content[0]', ctx)).toStrictEqual(want);
+  });
+  it.each([
+    { name: 'bare base64 without a filename', file: { file_data: 'JVBE' }, param: 'messages[0].content[0].file.filename' },
+    { name: 'bare data that is not base64', file: { file_data: 'not base64!', filename: 'x.pdf' }, param: 'messages[0].content[0].file.file_data' },
+    { name: 'a file id that is not ours', file: { file_id: 'file-ABC/../x' }, param: 'messages[0].content[0].file.file_id' },
+  ])('refuses $name naming $param', ({ file, param }) => {
+    let caught: unknown;
+    try {
+      convertFilePart(file, 'messages[0].content[0]', ctx);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidRequestError);
+    expect((caught as InvalidRequestError).param).toBe(param);
   });
 });

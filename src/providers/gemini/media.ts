@@ -7,7 +7,7 @@
  * video is never decoded and re-encoded.
  */
 import { InvalidRequestError } from '../../errors.js';
-import { normalizeMediaMimeType } from '../../media/mime-types.js';
+import { mimeTypeFromFilename, normalizeMediaMimeType } from '../../media/mime-types.js';
 import { isBlobRef } from '../../openai/inline-blobs.js';
 
 export type GeminiMediaPart =
@@ -184,4 +184,43 @@ export function convertInputAudio(audio: { data: string; format: string }, param
     throw new InvalidRequestError(`${param}: input_audio.data is not base64`, { param, code: 'invalid_media' });
   }
   return { inlineData: { mimeType, data: audio.data } };
+}
+
+/** The provider file URL of a `file` part's `file_id` (a file uploaded through `POST /v1/files`). */
+export function fileIdUrl(fileId: string, baseUrl: string | undefined): string {
+  return `${(baseUrl ?? `https://${GOOGLE_HOST}`).replace(/\/+$/, '')}/v1beta/files/${fileId}`;
+}
+
+/**
+ * OpenAI `file` part → Gemini part: `file_data` as a data URI (or bare base64 typed by
+ * `filename`) → `inlineData`; `file_id` → `fileData` of that provider file on the target.
+ */
+export function convertFilePart(
+  file: { file_data?: string | undefined; file_id?: string | undefined; filename?: string | undefined },
+  param: string,
+  ctx: MediaContext = {},
+): GeminiMediaPart {
+  if (file.file_data !== undefined) {
+    const data = file.file_data;
+    if (data.startsWith('data:')) return convertImageUrl({ url: data }, `${param}.file.file_data`, ctx);
+    const mime = file.filename !== undefined ? mimeTypeFromFilename(file.filename) : undefined;
+    if (mime === undefined) {
+      throw new InvalidRequestError(
+        `${param}.file: file_data without a data: prefix needs a filename with a known extension (.pdf, .png, …) to give its type`,
+        { param: `${param}.file.filename`, code: 'invalid_media' },
+      );
+    }
+    if (!isBlobRef(data) && !BASE64.test(data)) {
+      throw new InvalidRequestError(`${param}.file.file_data: not base64`, { param: `${param}.file.file_data`, code: 'invalid_media' });
+    }
+    return { inlineData: { mimeType: checkedMime(mime, param), data } };
+  }
+  const id = file.file_id ?? '';
+  if (!/^[a-z0-9-]{1,40}$/.test(id)) {
+    throw new InvalidRequestError(`${param}.file.file_id: not a file id from POST /v1/files`, {
+      param: `${param}.file.file_id`,
+      code: 'invalid_media',
+    });
+  }
+  return convertImageUrl({ url: fileIdUrl(id, ctx.baseUrl) }, param, ctx);
 }

@@ -111,7 +111,27 @@ class SchemaError extends Error {
   }
 }
 
-export function prepareTools(request: Pick<ChatCompletionRequest, 'tools' | 'tool_choice'>): PreparedTools {
+/**
+ * Legacy `functions` / `function_call` (OpenAI's pre-tools form) as the tools and tool choice they
+ * stand for; explicit `tools` / `tool_choice` come first.
+ */
+function withLegacyFunctions(
+  request: Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'functions' | 'function_call'>,
+): Pick<ChatCompletionRequest, 'tools' | 'tool_choice'> {
+  if (request.functions === undefined && request.function_call === undefined) return request;
+  const legacy = (request.functions ?? []).map((fn) => ({ type: 'function' as const, function: fn }));
+  const call = request.function_call;
+  const choice = call === undefined || typeof call === 'string' ? call : { type: 'function' as const, function: { name: call.name } };
+  return {
+    tools: [...(request.tools ?? []), ...legacy],
+    ...(request.tool_choice !== undefined ? { tool_choice: request.tool_choice } : choice !== undefined ? { tool_choice: choice } : {}),
+  };
+}
+
+export function prepareTools(
+  original: Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'functions' | 'function_call'>,
+): PreparedTools {
+  const request = withLegacyFunctions(original);
   const warnings: string[] = [];
   const declarations: Array<{ name: string; description?: string; parametersJsonSchema?: unknown }> = [];
   const builtIns: GeminiTool[] = [];

@@ -48,6 +48,13 @@ function stripMessage(message: Message): Message {
     if (rest.tool_calls) {
       rest.tool_calls = rest.tool_calls.map(({ function: { thought_signature: _t, ...fn }, ...call }) => ({ ...call, function: fn }));
     }
+    if (Array.isArray(rest.content)) {
+      rest.content = rest.content.map((part) => {
+        if (!('thought_signature' in part)) return part;
+        const { thought_signature: _s, ...plain } = part;
+        return plain;
+      });
+    }
     return rest;
   }
   if ((message.role === 'user' || message.role === 'tool') && Array.isArray(message.content)) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * CLI: `sidegate serve | demo | emulator | keys`. The emulator and the demo are loaded with a
+ * CLI: `sidegate serve | demo | emulator | keys | trace | traces`. The emulator and the demo are loaded with a
  * dynamic import so the request path never imports them (DESIGN Decision 14).
  */
 import { loadSettings, SettingsError } from './config/settings.js';
@@ -14,6 +14,9 @@ commands:
   demo       start the built-in Gemini emulator and the gateway, send sample requests, print what happened
   emulator   run the Gemini API emulator (--port, default 8788; --host)
   keys       manage virtual keys: keys add <slug> --provider google (secret on stdin) | keys list | keys rm <slug>
+  trace      print one trace read back from the trace backend: trace <traceId> [--json] [--traces-url URL]
+             (SIDEGATE_TRACES_URL, e.g. http://localhost:16686 for Jaeger)
+  traces     list recent traces with their totals: traces [--since 1h] [--limit 50] [--service NAME] [--json]
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -33,6 +36,12 @@ async function main(argv: string[]): Promise<number> {
     case 'keys': {
       const { runKeysCli } = await import('./keys/keys-cli.js');
       return runKeysCli(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    }
+    case 'trace':
+    case 'traces': {
+      const { runTraceCli, runTracesCli } = await import('./traces/traces-cli.js');
+      const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+      return command === 'trace' ? runTraceCli(rest, io) : runTracesCli(rest, io);
     }
     case undefined:
     case 'help':
@@ -61,7 +70,7 @@ async function serve(argv: string[]): Promise<number> {
   try {
     const { createTelemetry } = await import('./telemetry/create-telemetry.js');
     const telemetry = createTelemetry({ env: process.env });
-    gateway = await startGateway(settings, { telemetry });
+    gateway = await startGateway(settings, { telemetry, serviceName: telemetry.config.serviceName });
   } catch (err) {
     // Startup problems (a bad master key, an unreadable keys file, a port in use) are one line.
     process.stderr.write(`sidegate: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);

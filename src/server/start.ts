@@ -24,6 +24,9 @@ import { createGatewayKeyCheck } from './auth.js';
 import { createChatRoute } from './chat-route.js';
 import { createFeedbackRoutes } from './feedback-route.js';
 import { createLogsRoute } from './logs-route.js';
+import { createTracesRoutes } from './traces-route.js';
+import { createJaegerReader } from '../traces/jaeger-reader.js';
+import type { TraceReader } from '../traces/trace-reader.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
 import { createModelsRoutes } from './models-route.js';
 
@@ -33,6 +36,10 @@ export interface GatewayDeps {
   providers?: Partial<Record<keyof ProviderRegistry, Provider>>;
   /** Replaces the virtual-key store built from settings (embedding); not closed by the gateway. */
   virtualKeys?: VirtualKeyStore;
+  /** Reads traces back for `GET /v1/traces`; default: Jaeger at `SIDEGATE_TRACES_URL`, if set. */
+  traceReader?: TraceReader;
+  /** `service.name` of the gateway's spans (`OTEL_SERVICE_NAME`), the service `GET /v1/traces` lists. Default `sidegate`. */
+  serviceName?: string;
   /** Extra routes (files, logs, feedback, admin…) contributed by other modules. */
   routes?: Route[];
   log?: (line: string) => void;
@@ -92,6 +99,10 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
     { method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) },
     ...createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes }),
+    ...createTracesRoutes({
+      reader: deps.traceReader ?? (settings.tracesUrl !== undefined ? createJaegerReader({ url: settings.tracesUrl }) : undefined),
+      serviceName: deps.serviceName ?? 'sidegate',
+    }),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });

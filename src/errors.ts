@@ -134,3 +134,13 @@ export function toErrorResponse(err: unknown): { status: number; body: OpenAIErr
     body: { error: { message: 'internal error in the gateway', type: 'server_error', param: null, code: 'internal_error' } },
   };
 }
+
+/** 503 from the gateway itself: over its in-flight budget. Retry shortly (`Retry-After: 1`). */
+export class OverloadError extends GatewayError {
+  readonly status = 503;
+  readonly type = 'api_error' as const;
+  constructor(message: string) {
+    super(message, { code: 'overloaded' });
+    this.retryAfterSeconds = 1;
+  }
+}

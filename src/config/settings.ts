@@ -74,6 +74,43 @@ const fields = {
   healthPort: { env: 'SIDEGATE_HEALTH_PORT', flag: '--health-port', schema: z.coerce.number().int().min(0).max(65535).optional() },
   logsPerMonth: { env: 'SIDEGATE_LOGS_PER_MONTH', flag: undefined, schema: z.coerce.number().int().positive().optional() },
   tracesUrl: { env: 'SIDEGATE_TRACES_URL', flag: '--traces-url', schema: httpUrl.optional() },
+  // Server limits (issue 15 item 3). The API listens on the pod's loopback, so a well-behaved
+  // client sends its head and body at memory speed; these bound the ones that do not.
+  headersTimeoutMs: {
+    env: 'SIDEGATE_HEADERS_TIMEOUT_MS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(10_000),
+  },
+  requestTimeoutMs: {
+    env: 'SIDEGATE_REQUEST_TIMEOUT_MS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(60_000),
+  },
+  keepAliveTimeoutMs: {
+    env: 'SIDEGATE_KEEP_ALIVE_TIMEOUT_MS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(65_000),
+  },
+  maxConnections: {
+    env: 'SIDEGATE_MAX_CONNECTIONS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(4096),
+  },
+  upstreamMaxConnections: {
+    env: 'SIDEGATE_UPSTREAM_MAX_CONNECTIONS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(4096),
+  },
+  maxInflightBytes: {
+    env: 'SIDEGATE_MAX_INFLIGHT_BYTES',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().optional(),
+  },
+  maxUpstreamAnswerBytes: {
+    env: 'SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(32 * MiB),
+  },
   shutdownGraceMs: {
     env: 'SIDEGATE_SHUTDOWN_GRACE_MS',
     flag: undefined,

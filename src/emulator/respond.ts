@@ -177,3 +177,36 @@ export async function writeStream(
   if (!sse) res.write(first ? '[]' : '\r\n]');
   res.end();
 }
+
+/** Writes raw pieces (a fault script), waiting for the socket to drain between them. */
+export async function writeRaw(
+  res: ServerResponse,
+  status: number,
+  pieces: Array<string | { repeat: string; times: number }>,
+  headers?: Record<string, string>,
+): Promise<void> {
+  res.writeHead(status, { ...headers });
+  const write = async (text: string) => {
+    if (res.destroyed) return;
+    if (!res.write(text)) await new Promise<void>((resolve) => {
+      res.once('drain', resolve);
+      res.once('close', resolve);
+    });
+  };
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      await write(piece);
+      continue;
+    }
+    // Repeats are written in blocks of about 64 KiB, never as one giant string.
+    const perBlock = Math.max(1, Math.floor(65536 / Math.max(1, piece.repeat.length)));
+    const block = piece.repeat.repeat(Math.min(perBlock, piece.times));
+    let left = piece.times;
+    while (left > 0 && !res.destroyed) {
+      const n = Math.min(perBlock, left);
+      await write(n === perBlock || n === piece.times ? block.slice(0, n * piece.repeat.length) : piece.repeat.repeat(n));
+      left -= n;
+    }
+  }
+  if (!res.destroyed) res.end();
+}

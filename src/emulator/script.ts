@@ -41,13 +41,25 @@ export interface DropReply {
   delayMs?: number;
 }
 
+/**
+ * Raw bytes, for faults no real Gemini answer has: garbage, an HTML error page, a 50 MB answer or
+ * one 50 MB event. `raw` pieces are written in order with backpressure; `{repeat, times}` writes
+ * `repeat` `times` times without building the whole text. Default status 200, no content type.
+ */
+export interface RawReply {
+  raw: Array<string | { repeat: string; times: number }>;
+  status?: number;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
 /** The default answer, after a delay. */
 export interface DelayReply {
   delayMs: number;
 }
 
 /** A reply a test queues; `match` restricts which request consumes it (in-process use only). */
-export type ScriptedReply = (JsonReply | StreamReply | DropReply | DelayReply) & {
+export type ScriptedReply = (JsonReply | StreamReply | DropReply | RawReply | DelayReply) & {
   match?: (req: RecordedRequest) => boolean;
 };
 
@@ -56,6 +68,9 @@ export function isJsonReply(r: ScriptedReply): r is JsonReply {
 }
 export function isStreamReply(r: ScriptedReply): r is StreamReply {
   return 'chunks' in r && Array.isArray(r.chunks);
+}
+export function isRawReply(r: ScriptedReply): r is RawReply {
+  return 'raw' in r && Array.isArray(r.raw);
 }
 export function isDropReply(r: ScriptedReply): r is DropReply {
   return 'drop' in r && r.drop === true;
@@ -108,6 +123,18 @@ export function checkReplyShape(value: unknown): string | null {
     }
     return null;
   }
+  if ('raw' in r) {
+    if (!Array.isArray(r.raw)) return 'raw must be an array of strings or {repeat, times}';
+    for (const piece of r.raw) {
+      if (typeof piece === 'string') continue;
+      const p = piece as Record<string, unknown>;
+      if (typeof p !== 'object' || p === null || typeof p.repeat !== 'string' || typeof p.times !== 'number' || p.times < 0) {
+        return 'each raw piece must be a string or {repeat: string, times: number}';
+      }
+    }
+    if (r.status !== undefined && (typeof r.status !== 'number' || r.status < 100 || r.status > 599)) return 'status must be an HTTP status number';
+    return null;
+  }
   if ('status' in r) {
     if (typeof r.status !== 'number' || r.status < 100 || r.status > 599) return 'status must be an HTTP status number';
     if (!('body' in r)) return 'a status reply needs a body';
@@ -115,5 +142,5 @@ export function checkReplyShape(value: unknown): string | null {
   }
   if ('drop' in r) return r.drop === true ? null : 'drop must be true';
   if ('delayMs' in r) return null;
-  return 'a reply needs status+body, chunks, drop or delayMs';
+  return 'a reply needs status+body, chunks, raw, drop or delayMs';
 }

@@ -188,6 +188,19 @@ describe('scripted replies', () => {
     expect(parseSse(await (await post(sse(), userText('hi'))).text())).toStrictEqual([{ candidates: [], responseId: 'r' }]);
   });
 
+  it('writes raw fault replies piece by piece, with repeats, over the control API', async () => {
+    const q = await post(`${emu.url}/__emulator/replies`, [
+      { status: 502, raw: ['<html>', { repeat: 'ab', times: 100_000 }, '</html>'], headers: { 'content-type': 'text/html' } },
+    ]);
+    expect(q.status).toBe(200);
+    const res = await post(gen(), userText('hi'));
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toBe('text/html');
+    expect(await res.text()).toBe(`<html>${'ab'.repeat(100_000)}</html>`);
+    const bad = await post(`${emu.url}/__emulator/replies`, [{ raw: [{ repeat: 1, times: 2 }] }]);
+    expect(bad.status).toBe(400);
+  });
+
   it('control API queues replies, lists requests and resets', async () => {
     const q = await post(`${emu.url}/__emulator/replies`, [{ status: 500, body: googleError(500) }]);
     expect(await q.json()).toStrictEqual({ queued: 1, pending: 1 });

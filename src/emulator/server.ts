@@ -9,11 +9,12 @@ import { googleError, invalidKeyError, missingKeyError, modelNotFoundError, type
 import { FileStore, fileNotFound } from './files.js';
 import { batchEmbedResponse, embedResponse, validateBatchEmbedRequest, validateEmbedRequest } from './embed.js';
 import { buildModelCatalog, DEFAULT_MODEL_IDS, methodFor } from './models.js';
-import { answerToChunks, answerToResponse, writeJson, writeStream } from './respond.js';
+import { answerToChunks, answerToResponse, writeJson, writeRaw, writeStream } from './respond.js';
 import {
   checkReplyShape,
   isDropReply,
   isJsonReply,
+  isRawReply,
   isStreamReply,
   ReplyQueue,
   type RecordedRequest,
@@ -198,6 +199,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (res.destroyed) return;
       if (isDropReply(reply)) {
         req.socket.destroy();
+        return;
+      }
+      if (isRawReply(reply)) {
+        await writeRaw(res, reply.status ?? 200, reply.raw, reply.headers);
         return;
       }
       if (isJsonReply(reply)) {

@@ -5,7 +5,9 @@
  * headers arrived, which also stops the attempt's header timeout.
  */
 import { Readable } from 'node:stream';
+import { UpstreamError } from '../errors.js';
 import { serializedLength, serializeJsonBody } from '../openai/inline-blobs.js';
+import { ANSWER_WEIGHT, type InflightBudget } from '../overload/inflight-budget.js';
 import type { AttemptControl } from './attempt-control.js';
 import type { Dispatcher, request } from './http-client.js';
 
@@ -29,7 +31,8 @@ export async function postJson(
       },
       body: typeof payload === 'string' ? payload : Readable.from(payload),
       signal: control.signal,
-      dispatcher,
+      ...control.undiciTimeouts,
+      dispatcher: control.dispatcher(dispatcher),
     });
   } catch (err) {
     control.dispose();
@@ -37,4 +40,51 @@ export async function postJson(
   }
   control.headersArrived();
   return res;
+}
+
+/** How much of a non-streamed answer the gateway holds, and where it counts. */
+export interface AnswerLimits {
+  /** `SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES`: beyond it the attempt fails with a clear 502. */
+  maxBytes: number;
+  /** The in-flight budget the answer is counted in while it is read and translated. */
+  budget?: InflightBudget;
+}
+
+/**
+ * Reads a whole non-streamed answer (or error body), refusing it past its cap before holding
+ * more: a 502 `answer_too_large` that says which setting to raise. The bytes count in the
+ * in-flight budget until `release()` (idempotent).
+ */
+export async function readAnswer(
+  res: Dispatcher.ResponseData,
+  control: AttemptControl,
+  limits: AnswerLimits,
+): Promise<{ body: Buffer; release(): void }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let held = 0;
+  const release = () => {
+    limits.budget?.release(held);
+    held = 0;
+  };
+  try {
+    for await (const chunk of res.body) {
+      const piece = chunk as Buffer;
+      size += piece.length;
+      if (size > limits.maxBytes) {
+        res.body.destroy();
+        throw new UpstreamError(
+          `the upstream answer is larger than ${limits.maxBytes} bytes (SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES)`,
+          { status: 502, reason: 'answer_too_large', retryable: false, code: 'upstream_answer_too_large' },
+        );
+      }
+      limits.budget?.hold(piece.length * ANSWER_WEIGHT);
+      held += piece.length * ANSWER_WEIGHT;
+      chunks.push(piece);
+    }
+  } catch (err) {
+    release();
+    throw control.toError(err, 'body');
+  }
+  return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), release };
 }

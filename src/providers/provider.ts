@@ -57,6 +57,11 @@ export interface ProviderCall {
   signal: AbortSignal;
   /** W3C headers of the attempt span (`traceparent`, `tracestate`) to send upstream; may be empty. */
   traceHeaders: Record<string, string>;
+  /**
+   * Called once when the request is written to an upstream connection, with the time it waited
+   * for one (pool queue and connect). The attempt timeout starts then.
+   */
+  onRequestWritten?: (queuedMs: number) => void;
 }
 
 export interface ChatResult {

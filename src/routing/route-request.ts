@@ -146,7 +146,14 @@ async function attemptOnce<T>(
     }),
   );
   try {
-    return await once(provider, { request: ctx.request, target, signal: ctx.signal, traceHeaders: attempt.traceHeaders() }, attempt);
+    const call: ProviderCall = {
+      request: ctx.request,
+      target,
+      signal: ctx.signal,
+      traceHeaders: attempt.traceHeaders(),
+      onRequestWritten: (queuedMs) => attempt.requestWritten?.(queuedMs),
+    };
+    return await once(provider, call, attempt);
   } catch (err) {
     const error = ctx.signal.aborted ? new ClientAbortError() : err;
     attempt.end({ ...statusField(error), error });
@@ -197,6 +204,7 @@ function endOnce(attempt: AttemptSpan): AttemptSpan {
   return {
     traceHeaders: () => attempt.traceHeaders(),
     firstChunk: () => attempt.firstChunk(),
+    requestWritten: (queuedMs) => attempt.requestWritten?.(queuedMs),
     end(result) {
       if (ended) return;
       ended = true;

@@ -79,7 +79,8 @@ export function createApp(options: AppOptions) {
       await route.handler(req, res, found.params);
     } catch (err) {
       if (!(err instanceof GatewayError)) log(`sidegate: unexpected error on ${req.method} ${req.url?.split('?')[0]}: ${describe(err)}`);
-      if (err instanceof GatewayError && err.status === 413) res.setHeader('connection', 'close');
+      // A refused body (too large, or over the in-flight budget) is not read: the connection cannot be reused.
+      if (err instanceof GatewayError && (err.status === 413 || err.code === 'overloaded')) res.setHeader('connection', 'close');
       sendError(res, err);
     }
   };

@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { InvalidRequestError } from '../errors.js';
 import { parseJsonBody, type ParsedBody } from '../openai/inline-blobs.js';
+import { admitBodyChunk } from '../overload/inflight-budget.js';
 
 export function bodyTooLarge(maxBytes: number): InvalidRequestError {
   return new InvalidRequestError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
@@ -37,6 +38,14 @@ export function readBodyChunks(req: IncomingMessage, maxBytes: number): Promise<
         cleanup();
         req.resume(); // drain what is left so the 413 can be written
         reject(bodyTooLarge(maxBytes));
+        return;
+      }
+      try {
+        admitBodyChunk(req, chunk.length); // a chunked body counts in the in-flight budget as it arrives
+      } catch (err) {
+        cleanup();
+        req.resume();
+        reject(err);
         return;
       }
       chunks.push(chunk);

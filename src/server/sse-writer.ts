@@ -9,7 +9,8 @@ import { toErrorResponse } from '../errors.js';
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
-  connection: 'keep-alive',
+  // No `connection` header: node writes keep-alive itself, and `close` while draining (an explicit
+  // value here would override the drain's).
   'x-accel-buffering': 'no',
 };
 

@@ -5,7 +5,7 @@
  * (bounded by `shutdownGraceMs`), then telemetry flushes.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { createRoutingConfigStore } from '../config/routing-config.js';
 import { settingsWithDefaults, type Settings } from '../config/settings.js';
 import { createFilesRoutes } from '../files/files-route.js';
@@ -29,6 +29,11 @@ import { createJaegerReader } from '../traces/jaeger-reader.js';
 import type { TraceReader } from '../traces/trace-reader.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
 import { createModelsRoutes } from './models-route.js';
+import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits } from './connection-guard.js';
+import { trackInflight } from './track-inflight.js';
+import { readCgroupMemoryLimit } from '../overload/memory-limit.js';
+import { admitRequest, defaultInflightBudget, InflightBudget } from '../overload/inflight-budget.js';
+import { sendError } from './respond.js';
 
 export interface GatewayDeps {
   telemetry?: Telemetry;
@@ -52,6 +57,8 @@ export interface RunningGateway {
   healthPort: number | undefined;
   server: Server;
   settings: Settings;
+  /** Bytes held by in-flight requests and answers, against `SIDEGATE_MAX_INFLIGHT_BYTES`. */
+  budget: InflightBudget;
   /** Stops accepting requests, lets in-flight ones finish (bounded), flushes telemetry. */
   close(): Promise<void>;
 }
@@ -60,13 +67,24 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const settings = settingsWithDefaults(partial);
   const telemetry = deps.telemetry ?? noopTelemetry;
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // One pool per upstream origin, as large as the client-side connection cap: every client
+  // connection can have its upstream call in flight, so a healthy upstream never makes a request
+  // wait for a connection (issue 15 item 3).
+  const budget = new InflightBudget(settings.maxInflightBytes ?? defaultInflightBudget(readCgroupMemoryLimit()));
+  const upstream = {
+    maxConnections: settings.upstreamMaxConnections,
+    maxAnswerBytes: settings.maxUpstreamAnswerBytes,
+    bodyIdleTimeoutMs: settings.upstreamTimeoutMs,
+    maxEventBytes: settings.maxUpstreamEventBytes,
+    budget,
+  };
   const providers: ProviderRegistry = {
     // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
     google: createGeminiProvider({
-      maxEventBytes: settings.maxUpstreamEventBytes,
+      ...upstream,
       ...(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
     }),
-    openai: createOpenAIProvider({ maxEventBytes: settings.maxUpstreamEventBytes }),
+    openai: createOpenAIProvider(upstream),
     ...deps.providers,
   };
   const virtualKeys =
@@ -107,14 +125,27 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const limits: ServerLimits = {
+    headersTimeoutMs: settings.headersTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+    maxConnections: settings.maxConnections,
+  };
+  const inflight = trackInflight(() => draining);
+  const server = createServer(serverOptions(limits), (req, res) => {
+    if (isRefusedConnection(req)) return;
+    inflight.add(res);
+    try {
+      // Before a byte of the body is read: a declared body that does not fit the budget is refused.
+      admitRequest(req, res, budget);
+    } catch (err) {
+      res.setHeader('connection', 'close');
+      sendError(res, err);
+      return;
+    }
     void app(req, res);
   });
-  // A client error (malformed HTTP) must never take the process down.
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  guardConnections(server, limits);
 
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
@@ -127,7 +158,10 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       checkGatewayKey: () => {},
       log,
     });
-    healthServer = createServer((req, res) => void healthApp(req, res));
+    healthServer = createServer(serverOptions(limits), (req, res) => {
+      if (!isRefusedConnection(req)) void healthApp(req, res);
+    });
+    guardConnections(healthServer, limits);
     await listen(healthServer, settings.healthPort, '0.0.0.0');
   }
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
@@ -135,12 +169,20 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // Drain (issue 15 item 5): readiness fails, no new connection is accepted, every answer from
+      // now on says `Connection: close`, each connection closes as soon as it is idle, and the
+      // drain ends when the last in-flight answer has been written (or the grace runs out).
       draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, settings.shutdownGraceMs).unref());
-      await Promise.race([closed, grace]);
+      // Stop accepting connections only: node's http `close()` would also close idle keep-alive
+      // connections at once, racing with a request a client is sending on one (see track-inflight).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      inflight.startDrain(server);
+      let graceTimer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, settings.shutdownGraceMs)));
+      await Promise.race([inflight.drained(), grace]);
+      clearTimeout(graceTimer);
       server.closeAllConnections();
+      await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
       await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
       if (!deps.virtualKeys) virtualKeys.close();
       await telemetry.shutdown(5_000);
@@ -151,7 +193,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     })());
 
   const healthPort = healthServer ? (healthServer.address() as AddressInfo).port : undefined;
-  return { url: `http://${host}:${port}`, port, healthPort, server, settings, close };
+  return { url: `http://${host}:${port}`, port, healthPort, server, settings, budget, close };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

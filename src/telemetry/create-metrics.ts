@@ -29,6 +29,8 @@ export interface Instruments {
   timeToFirstChunk: Histogram;
   tokenUsage: Histogram;
   requestDuration: Histogram;
+  /** Time an attempt waited for an upstream pool connection (`sidegate.upstream.queue.duration`). */
+  upstreamQueue: Histogram;
   droppedSpans: Counter;
 }
 
@@ -83,6 +85,11 @@ export function createMetrics(config: OtelConfig, resource: Resource, serviceVer
     requestDuration: meter.createHistogram(METRIC_GEN_AI_SERVER_REQUEST_DURATION, {
       unit: 's',
       description: 'Duration of each chat-completions request served by the gateway',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    upstreamQueue: meter.createHistogram('sidegate.upstream.queue.duration', {
+      unit: 's',
+      description: 'Time an upstream call waited for a pool connection before its request was written',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     }),
     droppedSpans: meter.createCounter('sidegate.telemetry.spans.dropped', {

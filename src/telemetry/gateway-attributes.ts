@@ -5,5 +5,7 @@ export const ATTR_GATEWAY_ATTEMPTS = 'gateway.attempts';
 export const ATTR_GATEWAY_ATTEMPT_NUMBER = 'gateway.attempt.number';
 export const ATTR_GATEWAY_TARGET_INDEX = 'gateway.target.index';
 export const ATTR_GATEWAY_COST_USD = 'gateway.cost.usd';
+/** Seconds an attempt waited for an upstream connection before its request was written. */
+export const ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION = 'gateway.upstream.queue_duration';
 export const ATTR_GATEWAY_WARNINGS = 'gateway.warnings';
 export const METADATA_ATTRIBUTE_PREFIX = 'gateway.metadata.';

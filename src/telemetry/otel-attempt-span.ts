@@ -20,6 +20,7 @@ import {
   ATTR_GATEWAY_ATTEMPT_NUMBER,
   ATTR_GATEWAY_COST_USD,
   ATTR_GATEWAY_TARGET_INDEX,
+  ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION,
   ATTR_GATEWAY_WARNINGS,
 } from './gateway-attributes.js';
 import { getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
@@ -91,6 +92,17 @@ export class OtelAttemptSpan implements AttemptSpan {
     try {
       this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
       this.kit.instruments.timeToFirstChunk.record(seconds, this.metricAttributes(undefined, undefined));
+    } catch {
+      // never throw
+    }
+  }
+
+  requestWritten(queuedMs: number): void {
+    if (this.#ended) return;
+    const seconds = queuedMs / 1000;
+    try {
+      this.span.setAttribute(ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION, seconds);
+      this.kit.instruments.upstreamQueue.record(seconds, { [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName });
     } catch {
       // never throw
     }

@@ -127,6 +127,9 @@ export class OtelTelemetry implements SidegateTelemetry {
   }
 
   async shutdown(deadlineMs = 5000): Promise<void> {
-    await shutdownWithDeadline([this.#provider, this.#meterProvider], deadlineMs);
+    // The final flush is one more export: bounded by the exporter's own timeout as well, so a
+    // collector that never answers holds the exit no longer than an export would wait for it.
+    const bound = Math.min(deadlineMs, this.config.traces.timeoutMillis, this.config.metrics.timeoutMillis);
+    await shutdownWithDeadline([this.#provider, this.#meterProvider], bound);
   }
 }

@@ -52,6 +52,11 @@ export interface AttemptSpan {
   traceHeaders(): Record<string, string>;
   /** Call when the first streamed chunk arrives (for `gen_ai.response.time_to_first_chunk`). */
   firstChunk(): void;
+  /**
+   * Call when the request was written upstream, with the time it waited for a connection
+   * (`gateway.upstream.queue_duration` and the `sidegate.upstream.queue.duration` histogram).
+   */
+  requestWritten?(queuedMs: number): void;
   end(result: AttemptEnd): void;
 }
 

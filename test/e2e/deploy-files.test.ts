@@ -7,6 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { settingsWithDefaults } from '../../src/config/settings.js';
+import { defaultInflightBudget, REQUEST_WEIGHT } from '../../src/overload/inflight-budget.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -115,6 +117,16 @@ describe('deploy/k8s/sidegate-sidecar.yaml', () => {
     }
     const grace = Number(sidecar.env.find((e: Json) => e.name === 'SIDEGATE_SHUTDOWN_GRACE_MS').value) / 1000;
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(grace);
+  });
+
+  it('gives the sidecar a memory limit whose in-flight budget holds one request at the default body limit', () => {
+    const limit = sidecar.resources.limits.memory as string;
+    expect(limit).toMatch(/^\d+Mi$/);
+    const budget = defaultInflightBudget(Number.parseInt(limit, 10) * 1024 * 1024);
+    expect(budget).toBeGreaterThanOrEqual(settingsWithDefaults().maxBodyBytes * REQUEST_WEIGHT);
+    // …and the README shows the same arithmetic.
+    expect(read('README.md')).toContain(`\`limits.memory: ${limit}\``);
+    expect(read('README.md')).toContain(`**${budget / 1024 / 1024} MiB**`);
   });
 });
 

@@ -30,7 +30,8 @@ import type {
   Target,
 } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson } from '../post-json.js';
+import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
+import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
 import { convertEmbedRequest } from './convert-embed-request.js';
 import { convertEmbedResponse } from './convert-embed-response.js';
@@ -61,6 +62,14 @@ export interface GeminiProviderOptions {
   fileCacheSize?: number;
   /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
   maxEventBytes?: number;
+  /** Connections per upstream origin of the default dispatcher (`SIDEGATE_UPSTREAM_MAX_CONNECTIONS`); default 4096. */
+  maxConnections?: number;
+  /** Longest silence in the middle of an upstream answer (`SIDEGATE_UPSTREAM_TIMEOUT_MS`); default 600 s. */
+  bodyIdleTimeoutMs?: number;
+  /** Largest non-streamed answer (`SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES`); default 32 MiB. */
+  maxAnswerBytes?: number;
+  /** In-flight budget answers are counted in. */
+  budget?: InflightBudget;
 }
 
 export interface GeminiProvider extends Provider {
@@ -90,7 +99,15 @@ function trimBase(baseUrl: string): string {
 
 export function createGeminiProvider(options: GeminiProviderOptions = {}): GeminiProvider {
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const dispatcher = options.dispatcher ?? new Agent({
+      keepAliveTimeout: 30_000,
+      connections: options.maxConnections ?? 4096,
+      // Our attempt timer is the header clock; the body clock is the gateway's setting, not
+      // undici's 300 s defaults (which answered 502 before the documented 504).
+      headersTimeout: 0,
+      bodyTimeout: options.bodyIdleTimeoutMs ?? 600_000,
+    });
+  const answerLimits: AnswerLimits = { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
   const send = options.request ?? undiciRequest;
   const idPrefix = options.idPrefix ?? 'call';
   const cacheSize = options.fileCacheSize ?? 1000;
@@ -105,12 +122,14 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     };
   }
 
-  async function readErrorBody(res: UndiciResponse, target: Target): Promise<UpstreamError> {
+  async function readErrorBody(res: UndiciResponse, target: Target, control: AttemptControl): Promise<UpstreamError> {
     let text = '';
     try {
-      text = await res.body.text();
+      const answer = await readAnswer(res, control, answerLimits);
+      answer.release();
+      text = answer.body.toString('utf8');
     } catch {
-      // a body we cannot read still has a status worth reporting
+      // a body we cannot read (or too large to hold) still has a status worth reporting
     }
     return parseGeminiError(res.statusCode, text, {
       retryAfterHeader: headerValue(res.headers['retry-after']),
@@ -131,13 +150,14 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
           method: 'GET',
           headers: { ...call.traceHeaders, accept: 'application/json', 'x-goog-api-key': target.apiKey },
           signal: control.signal,
-          dispatcher,
+          ...control.undiciTimeouts,
+          dispatcher: control.dispatcher(dispatcher),
         });
       } catch (err) {
         throw control.toError(err, 'connect');
       }
       control.headersArrived();
-      if (res.statusCode >= 400) throw await readErrorBody(res, target);
+      if (res.statusCode >= 400) throw await readErrorBody(res, target, control);
       const file = WireFile.safeParse(await res.body.json().catch(() => undefined));
       const mime = file.success ? file.data.mimeType : undefined;
       if (!mime) throw new UpstreamError('the files API answered without a MIME type', { status: 502, reason: 'invalid_response' });
@@ -193,11 +213,11 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     // Overrides are already applied; pass a target without them so they are not merged twice.
     const { body, warnings } = convertRequest(request, { ...target, overrideParams: undefined, model }, { media });
     const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
-    const control = new AttemptControl(call.signal, target.timeoutMs);
+    const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
     const res = await postJson(send, url, body, headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, dispatcher);
     if (res.statusCode >= 300) {
       try {
-        throw await readErrorBody(res, target);
+        throw await readErrorBody(res, target, control);
       } finally {
         control.dispose();
       }
@@ -207,15 +227,15 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
 
   async function chat(call: ProviderCall): Promise<ChatResult> {
     const { res, control, request, warnings } = await open(call, false);
+    let release = (): void => {};
     try {
+      const answer = await readAnswer(res, control, answerLimits);
+      release = answer.release;
       let json: unknown;
       try {
-        json = await res.body.json();
-      } catch (err) {
-        if (err instanceof SyntaxError) {
-          throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
-        }
-        throw control.toError(err, 'body');
+        json = JSON.parse(answer.body.toString('utf8'));
+      } catch {
+        throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
       }
       const { completion, outcome } = convertResponse(json, {
         model: call.request.model,
@@ -225,6 +245,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       });
       return { status: 200, completion, outcome };
     } finally {
+      release();
       control.dispose();
     }
   }
@@ -306,7 +327,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       const control = new AttemptControl(call.signal, target.timeoutMs);
       try {
         const res = await postJson(send, url, body, headers(target, call, 'application/json'), control, dispatcher);
-        if (res.statusCode >= 300) throw await readErrorBody(res, target);
+        if (res.statusCode >= 300) throw await readErrorBody(res, target, control);
         answers.push(await readJson(res, control));
       } finally {
         control.dispose();
@@ -336,13 +357,14 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
             method: 'GET',
             headers: { accept: 'application/json', 'x-goog-api-key': target.apiKey },
             signal: control.signal,
-            dispatcher,
+            ...control.undiciTimeouts,
+            dispatcher: control.dispatcher(dispatcher),
           });
         } catch (err) {
           throw control.toError(err, 'connect');
         }
         control.headersArrived();
-        if (res.statusCode >= 300) throw await readErrorBody(res, target);
+        if (res.statusCode >= 300) throw await readErrorBody(res, target, control);
         const json = await readJson(res, control);
         pages.push(json);
         const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;

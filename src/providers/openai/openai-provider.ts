@@ -16,7 +16,8 @@ import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson } from '../post-json.js';
+import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
+import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { parseOpenAIError, scrubKeys } from './openai-errors.js';
 import { SseParser } from '../sse-parser.js';
 import { prepareOpenAIBody } from './prepare-openai-body.js';
@@ -28,6 +29,14 @@ export interface OpenAIProviderOptions {
   request?: typeof undiciRequest;
   /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
   maxEventBytes?: number;
+  /** Connections per upstream origin of the default dispatcher (`SIDEGATE_UPSTREAM_MAX_CONNECTIONS`); default 4096. */
+  maxConnections?: number;
+  /** Longest silence in the middle of an upstream answer (`SIDEGATE_UPSTREAM_TIMEOUT_MS`); default 600 s. */
+  bodyIdleTimeoutMs?: number;
+  /** Largest non-streamed answer (`SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES`); default 32 MiB. */
+  maxAnswerBytes?: number;
+  /** In-flight budget answers are counted in. */
+  budget?: InflightBudget;
 }
 
 export interface OpenAIProvider extends Provider {
@@ -45,13 +54,21 @@ const header = (v: string | string[] | undefined): string | undefined => (Array.
 
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  const dispatcher = options.dispatcher ?? new Agent({
+      keepAliveTimeout: 30_000,
+      connections: options.maxConnections ?? 4096,
+      // Our attempt timer is the header clock; the body clock is the gateway's setting, not
+      // undici's 300 s defaults (which answered 502 before the documented 504).
+      headersTimeout: 0,
+      bodyTimeout: options.bodyIdleTimeoutMs ?? 600_000,
+    });
+  const answerLimits: AnswerLimits = { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
   const send = options.request ?? undiciRequest;
 
   async function open(call: ProviderCall, stream: boolean) {
     const { target } = call;
     const prepared = prepareOpenAIBody(call.request, target, stream);
-    const control = new AttemptControl(call.signal, target.timeoutMs);
+    const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
     const res = await postJson(
       send,
       chatCompletionsUrl(target.baseUrl),
@@ -64,7 +81,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       try {
         let text = '';
         try {
-          text = await res.body.text();
+          const answer = await readAnswer(res, control, answerLimits);
+          answer.release();
+          text = answer.body.toString('utf8');
         } catch {
           // the status alone is still worth reporting
         }
@@ -82,13 +101,15 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
 
   async function chat(call: ProviderCall): Promise<ChatResult> {
     const { res, control, prepared } = await open(call, false);
+    let release = (): void => {};
     try {
+      const answer = await readAnswer(res, control, answerLimits);
+      release = answer.release;
       let json: unknown;
       try {
-        json = await res.body.json();
-      } catch (err) {
-        if (err instanceof SyntaxError) throw invalidResponse('upstream sent a body that is not JSON');
-        throw control.toError(err, 'body');
+        json = JSON.parse(answer.body.toString('utf8'));
+      } catch {
+        throw invalidResponse('upstream sent a body that is not JSON');
       }
       if (typeof json !== 'object' || json === null || !Array.isArray((json as { choices?: unknown }).choices)) {
         throw invalidResponse('upstream answer has no choices');
@@ -105,6 +126,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     } catch (err) {
       throw control.toError(err, 'body');
     } finally {
+      release();
       control.dispose();
     }
   }

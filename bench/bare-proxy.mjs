@@ -1,9 +1,10 @@
-// The floor for comparison: node:http in, undici out over the same keep-alive pool, a JSON parse and
-// stringify, and nothing else (no validation, translation, auth or tracing). `npm run bench` reports
-// sidegate's CPU per request next to this one, which separates what sidegate adds from what the
-// machine's sockets and the runtime cost.
+// The bare proxy: node:http in, undici out over a keep-alive agent, a JSON parse and stringify, and
+// nothing else (no translation at all: it sends a fixed Gemini body; no validation, auth or tracing).
+// Below the floor (floor.mjs, which translates): it shows what the machine's sockets and the runtime
+// cost for one hop.
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
+import { installProbe } from './probe.mjs';
 const upstream = process.argv[2];
 const agent = new Agent({ connections: 64 });
 const server = createServer(async (req, res) => {
@@ -16,5 +17,5 @@ const server = createServer(async (req, res) => {
   res.end(out);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` }) + '\n'));
-process.on('message', (m) => { if (m?.type === 'cpu') process.send({ type: 'cpu', ...process.cpuUsage() }); });
+installProbe();
 process.on('SIGTERM', () => process.exit(0));

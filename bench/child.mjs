@@ -1,24 +1,33 @@
 // A benchmark participant in its own process (so the load generator does not share its CPU):
 //   node bench/child.mjs emulator
 //   node bench/child.mjs gateway <geminiBaseUrl> <gatewayKey>
-// Prints one JSON line {"url": ...} when listening; answers IPC {type:'mem'} with process.memoryUsage().
+//   node bench/child.mjs sink
+// Prints one JSON line {"url": ...} when listening; answers the IPC messages of probe.mjs.
+// The gateway takes its tracing from the OTEL_* environment run.mjs gives it (exporting to a live
+// sink, OTEL_SDK_DISABLED=true, or an endpoint where nothing listens) and, with
+// BENCH_UPSTREAM_CONNECTIONS, an upstream pool of that size (the 1,000-open-streams run).
+import { installProbe } from './probe.mjs';
+
 const [role, baseUrl, key] = process.argv.slice(2);
 
 let close;
 if (role === 'emulator') {
   const { startEmulator } = await import('../dist/emulator/index.js');
-  const emulator = await startEmulator({ port: 0 });
+  const emulator = await startEmulator({ port: 0, maxRecordedRequests: 100 });
   close = () => emulator.close();
   process.stdout.write(`${JSON.stringify({ url: emulator.url })}\n`);
 } else if (role === 'gateway') {
   const { startGateway } = await import('../dist/server/start.js');
   const { createTelemetry } = await import('../dist/telemetry/create-telemetry.js');
-  // Tracing on, exporting to whatever OTEL_EXPORTER_OTLP_ENDPOINT names (run.mjs: a live sink).
   const telemetry = createTelemetry({ env: process.env, logger: () => {} });
-  const gateway = await startGateway(
-    { port: 0, geminiBaseUrl: baseUrl, apiKeys: [key] },
-    { telemetry, log: () => {} },
-  );
+  const deps = { telemetry, log: () => {} };
+  const connections = Number(process.env.BENCH_UPSTREAM_CONNECTIONS ?? 0);
+  if (connections > 0) {
+    const { createGeminiProvider } = await import('../dist/providers/gemini/gemini-provider.js');
+    const { Agent } = await import('../dist/providers/http-client.js');
+    deps.providers = { google: createGeminiProvider({ dispatcher: new Agent({ keepAliveTimeout: 30_000, connections }) }) };
+  }
+  const gateway = await startGateway({ port: 0, geminiBaseUrl: baseUrl, apiKeys: [key] }, deps);
   close = () => gateway.close();
   process.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
 } else if (role === 'sink') {
@@ -40,13 +49,7 @@ if (role === 'emulator') {
   process.exit(2);
 }
 
-process.on('message', (msg) => {
-  if (msg?.type === 'cpu') process.send?.({ type: 'cpu', ...process.cpuUsage() });
-  if (msg?.type === 'mem') {
-    if (msg.gc && global.gc) global.gc();
-    process.send?.({ type: 'mem', ...process.memoryUsage() });
-  }
-});
+installProbe();
 process.on('SIGTERM', () => {
   void close().finally(() => process.exit(0));
 });

@@ -1,6 +1,9 @@
 // Load generation over undici keep-alive pools. Latencies in microseconds.
 import { Pool } from 'undici';
 
+// A request that takes longer than this has failed; it keeps a stalled participant from stalling the run.
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
@@ -18,66 +21,91 @@ export function summarize(latenciesUs) {
   };
 }
 
-/** One request; resolves with [latencyUs, status]. */
-async function once(pool, path, headers, body) {
+export function newPool(origin, connections) {
+  return new Pool(origin, { connections, pipelining: 1, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS });
+}
+
+/**
+ * One request; resolves with [latencyUs, status, ttfbUs]. `ttfbUs` is the time to the first body
+ * byte (for a stream: its first event), which can be later than the response headers.
+ */
+export async function once(pool, target) {
   const start = process.hrtime.bigint();
-  const res = await pool.request({ method: 'POST', path, headers, body });
-  await res.body.dump();
-  return [Number(process.hrtime.bigint() - start) / 1000, res.statusCode];
+  const res = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+  let ttfb;
+  for await (const _ of res.body) {
+    ttfb ??= Number(process.hrtime.bigint() - start) / 1000;
+  }
+  const total = Number(process.hrtime.bigint() - start) / 1000;
+  return [total, res.statusCode, ttfb ?? total];
+}
+
+function emptyResult() {
+  return { latencies: [], ttfbs: [], errors: 0, statuses: {} };
+}
+
+function record(result, [us, status, ttfb]) {
+  result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+  if (status === 200) {
+    result.latencies.push(us);
+    result.ttfbs.push(ttfb);
+  } else result.errors++;
 }
 
 /**
  * Open loop at a fixed rate (requests are sent on schedule whether or not earlier ones finished),
- * several targets interleaved so they see the same machine conditions.
+ * several targets interleaved so they see the same machine conditions. Requests still unanswered
+ * `drainMs` after the last one was sent are cut and counted as `unfinished`: a participant that
+ * cannot keep up is reported as saturated instead of stretching the run by its backlog.
  */
-export async function fixedRate({ targets, ratePerSecond, seconds, connections = 64 }) {
-  const pools = targets.map((t) => new Pool(t.origin, { connections, pipelining: 1 }));
-  const results = targets.map(() => ({ latencies: [], errors: 0, statuses: {} }));
+export async function fixedRate({ targets, ratePerSecond, seconds, connections = 64, drainMs = 5000 }) {
+  const pools = targets.map((t) => newPool(t.origin, connections));
+  const results = targets.map(() => ({ ...emptyResult(), unfinished: 0 }));
   const total = Math.floor(ratePerSecond * seconds);
   const intervalMs = 1000 / ratePerSecond;
   const startedAt = performance.now();
   const inflight = [];
+  let cut = false;
   for (let i = 0; i < total; i++) {
     const due = startedAt + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const k = i % targets.length;
-    const t = targets[k];
     inflight.push(
-      once(pools[k], t.path, t.headers, t.body).then(
-        ([us, status]) => {
-          results[k].statuses[status] = (results[k].statuses[status] ?? 0) + 1;
-          if (status === 200) results[k].latencies.push(us);
-          else results[k].errors++;
-        },
+      once(pools[k], targets[k]).then(
+        (r) => record(results[k], r),
         () => {
-          results[k].errors++;
+          if (cut) results[k].unfinished++;
+          else results[k].errors++;
         },
       ),
     );
   }
-  await Promise.all(inflight);
-  await Promise.all(pools.map((p) => p.close()));
+  let timer;
+  const drained = await Promise.race([
+    Promise.all(inflight).then(() => true),
+    new Promise((r) => (timer = setTimeout(() => r(false), drainMs))),
+  ]);
+  clearTimeout(timer);
+  if (!drained) {
+    cut = true;
+    await Promise.all(pools.map((p) => p.destroy()));
+    await Promise.all(inflight);
+  } else await Promise.all(pools.map((p) => p.close()));
   return results;
 }
 
 /** Closed loop: `concurrency` workers back to back for `seconds`; returns requests per second. */
-export async function maxThroughput({ target, seconds, concurrency = 64 }) {
-  const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1 });
+export async function maxThroughput({ target, seconds, concurrency = 32 }) {
+  const pool = newPool(target.origin, concurrency);
   const deadline = performance.now() + seconds * 1000;
-  let ok = 0;
-  let errors = 0;
-  const latencies = [];
+  const result = emptyResult();
   const worker = async () => {
     while (performance.now() < deadline) {
       try {
-        const [us, status] = await once(pool, target.path, target.headers, target.body);
-        if (status === 200) {
-          ok++;
-          latencies.push(us);
-        } else errors++;
+        record(result, await once(pool, target));
       } catch {
-        errors++;
+        result.errors++;
       }
     }
   };
@@ -85,5 +113,70 @@ export async function maxThroughput({ target, seconds, concurrency = 64 }) {
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - began) / 1000;
   await pool.close();
-  return { rps: ok / elapsed, ok, errors, ...summarize(latencies) };
+  return { rps: result.latencies.length / elapsed, ok: result.latencies.length, errors: result.errors, ...summarize(result.latencies) };
+}
+
+/** `n` requests over `concurrency` connections, back to back. */
+export async function runCount(target, n, concurrency = 32) {
+  const pool = newPool(target.origin, concurrency);
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      try {
+        const res = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+        await res.body.dump();
+        if (res.statusCode !== 200) errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  await pool.close();
+  return errors;
+}
+
+/**
+ * Opens `n` streams at once. Samples `sample()` (memory) every 100 ms and when the last stream
+ * delivered its first event; returns the sample taken with the most streams open (each counted
+ * from its first event to its end), then waits for every stream to end.
+ */
+export async function openStreams({ target, n, timeoutMs, sample }) {
+  const pool = newPool(target.origin, n);
+  let firstBytes = 0;
+  let open = 0;
+  let best = { open: -1 };
+  const take = () => {
+    if (open >= best.open) best = { open, ms_after_start: Math.round(performance.now() - began), ...sample() };
+  };
+  const statuses = {};
+  const one = async () => {
+    let counted = false;
+    try {
+      const res = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      for await (const _ of res.body) {
+        if (!counted) {
+          counted = true;
+          open++;
+          if (++firstBytes === n) take();
+        }
+      }
+    } catch {
+      statuses.error = (statuses.error ?? 0) + 1;
+    } finally {
+      if (counted) open--;
+    }
+  };
+  const began = performance.now();
+  const ticker = setInterval(take, 100);
+  const all = Array.from({ length: n }, one);
+  const timer = setTimeout(() => clearInterval(ticker), timeoutMs);
+  await Promise.all(all);
+  clearInterval(ticker);
+  clearTimeout(timer);
+  await pool.close();
+  return { ...best, first_bytes: firstBytes, statuses };
 }

@@ -1,38 +1,77 @@
-// `npm run bench`: sidegate's speed and memory targets, measured (never asserted in tests).
-// Prints a table and writes bench/results/<timestamp>.json (and latest.json).
-//   --seconds N        length of the fixed-rate latency run (default 10)
-//   --rate N           gateway requests per second in that run (default 1000)
-//   --requests N       requests for the memory-flatness run (default 200000; the target is 1000000)
-//   --peer             also measure the best-known open-source TypeScript peer (installs it from npm
-//                      into .cache/bench-peer on first use)
-import { fork, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+// `npm run bench`: sidegate's speed and memory targets, measured (never asserted in tests), side by
+// side with the floor (floor.mjs: the least a Node gateway can do and still translate), a bare proxy
+// (bare-proxy.mjs: no translation at all) and, with --peer, `@portkey-ai/gateway`, all in the same
+// run on the same machine, so every sidegate figure is read as a ratio to the floor's from that run.
+// Figures from different runs are not comparable on a shared machine; ratios from one run are.
+// Prints the table and writes bench/results/<timestamp>.json (and latest.json).
+//   --seconds N      length of each fixed-rate segment (default 5)
+//   --rates A,B      fixed rates in requests per second (default 200,1000)
+//   --rounds N       rounds of the fixed-rate and streaming segments, in alternating order (default 2)
+//   --stream-rate N  rate of the streaming time-to-first-byte run (default 200)
+//   --streams N      open streams held at once for the memory figure (default 1000)
+//   --requests N     requests of the memory-flatness run (default 50000; 0 skips it)
+//   --peer           also measure `@portkey-ai/gateway` 1.15.2 (installed from npm into
+//                    .cache/bench-peer on first use)
+//   --profile DIR    write CPU profiles of the floor and the sidegate processes to DIR, and report
+//                    event-loop delay and GC time per segment (costs CPU of its own: compare
+//                    profiled runs with profiled runs only)
+//   --only a,b       run only these participants (direct,bare,floor,on,off,down,peer)
+import { fork, spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixedRate, maxThroughput, summarize } from './load.mjs';
+import os from 'node:os';
+import { fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const args = process.argv.slice(2);
-const flag = (name, fallback) => {
+const option = (name) => {
   const i = args.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(args[i + 1]);
+  return i === -1 ? undefined : args[i + 1];
 };
-const SECONDS = flag('seconds', 10);
-const RATE = flag('rate', 1000);
-const REQUESTS = flag('requests', 200_000);
+const num = (name, fallback) => (option(name) === undefined ? fallback : Number(option(name)));
+const SECONDS = num('seconds', 5);
+const RATES = (option('rates') ?? '200,1000').split(',').map(Number);
+const ROUNDS = num('rounds', 2);
+const STREAM_RATE = num('stream-rate', 200);
+const STREAMS = num('streams', 1000);
+const REQUESTS = num('requests', 50_000);
 const PEER = args.includes('--peer');
+const PROFILE = option('profile') === undefined ? undefined : resolvePath(option('profile'));
+const ONLY = option('only')?.split(',');
 const GATEWAY_KEY = 'bench-gateway-key';
 const MODEL = 'gemini-2.5-flash';
+const PEER_PACKAGE = '@portkey-ai/gateway@1.15.2';
 
-const chatBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
-const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say hello to the benchmark.' }] }], generationConfig: { maxOutputTokens: 64 } });
+const PROMPT = 'Say hello to the benchmark.';
+const chatBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 });
+const chatStreamBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
+const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
 
-function start(role, extraArgs = [], env = {}, file = 'child.mjs') {
-  const child = fork(join(here, file), [role, ...extraArgs], {
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
+/** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+/** VmRSS (and VmHWM) in MB, as the kernel reports them. */
+function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss_mb: mb(kb('VmRSS') * 1024), hwm_mb: mb(kb('VmHWM') * 1024) };
+}
+
+const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const round = (x, digits = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function start(file, argv = [], env = {}, execArgv = []) {
+  const child = fork(join(here, file), argv, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...execArgv],
     env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
@@ -40,26 +79,24 @@ function start(role, extraArgs = [], env = {}, file = 'child.mjs') {
     child.stdout.on('data', (d) => {
       buf += d;
       const nl = buf.indexOf('\n');
-      if (nl !== -1) resolve({ child, url: JSON.parse(buf.slice(0, nl)).url });
+      if (nl !== -1) resolve({ child, pid: child.pid, url: JSON.parse(buf.slice(0, nl)).url });
     });
-    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${file} ${argv[0] ?? ''} exited with ${code}`)));
   });
 }
 
-function memory(child, gc = true) {
+function ask(child, type, extra = {}) {
   return new Promise((resolve) => {
     const onMessage = (m) => {
-      if (m?.type === 'mem') {
+      if (m?.type === type) {
         child.off('message', onMessage);
         resolve(m);
       }
     };
     child.on('message', onMessage);
-    child.send({ type: 'mem', gc });
+    child.send({ type, ...extra });
   });
 }
-
-const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 async function freePort() {
   const srv = createServer();
@@ -69,13 +106,41 @@ async function freePort() {
   return port;
 }
 
+function profileArgs(name) {
+  return PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
+const probeEnv = PROFILE ? { BENCH_PROBE: '1' } : {};
+
+function gatewayTargets(url, headers) {
+  return {
+    json: { origin: url, path: '/v1/chat/completions', headers, body: chatBody },
+    stream: { origin: url, path: '/v1/chat/completions', headers, body: chatStreamBody },
+  };
+}
+const sidegateHeaders = {
+  'content-type': 'application/json',
+  'x-gateway-api-key': GATEWAY_KEY,
+  'x-gateway-provider': 'google',
+  authorization: 'Bearer bench-provider-key',
+};
+
+async function startSidegate(key, emulatorUrl, env, extra = {}) {
+  const p = await start('child.mjs', ['gateway', emulatorUrl, GATEWAY_KEY], {
+    OTEL_SERVICE_NAME: 'sidegate-bench',
+    OTEL_METRIC_EXPORT_INTERVAL: '60000',
+    ...probeEnv,
+    ...env,
+  }, profileArgs(key));
+  return { ...p, ...gatewayTargets(p.url, sidegateHeaders), ...extra };
+}
+
 async function startPeer(emulatorUrl) {
   const prefix = join(root, '.cache', 'bench-peer');
   const entry = join(prefix, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
   if (!existsSync(entry)) {
     mkdirSync(prefix, { recursive: true });
     await new Promise((resolve, reject) => {
-      const p = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, '@portkey-ai/gateway@1.15.2'], { stdio: 'inherit' });
+      const p = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, PEER_PACKAGE], { stdio: 'inherit' });
       p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install exited ${code}`))));
     });
   }
@@ -87,176 +152,325 @@ async function startPeer(emulatorUrl) {
       await fetch(origin);
       break;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
-  return {
-    child,
-    target: {
-      origin,
-      path: '/v1/chat/completions',
-      headers: {
-        'content-type': 'application/json',
-        'x-portkey-provider': 'google',
-        authorization: 'Bearer bench-provider-key',
-        'x-portkey-custom-host': emulatorUrl,
-      },
-      body: chatBody,
-    },
+  const headers = {
+    'content-type': 'application/json',
+    'x-portkey-provider': 'google',
+    authorization: 'Bearer bench-provider-key',
+    'x-portkey-custom-host': emulatorUrl,
   };
+  // JSON only: the peer's Google stream splitter expects `,\r\n` between JSON-array elements
+  // (reference/portkey-gateway.md §1.4), the emulator writes the `\r\n,` that gemini-wire.md
+  // records, so its streams fail here and would measure error handling, not streaming.
+  return { child, pid: child.pid, url: origin, json: gatewayTargets(origin, headers).json };
 }
 
-async function main() {
-  const sink = await start('sink');
-  const emulator = await start('emulator');
-  const gateway = await start('gateway', [emulator.url, GATEWAY_KEY], {
-    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-    OTEL_SERVICE_NAME: 'sidegate-bench',
-    OTEL_METRIC_EXPORT_INTERVAL: '60000',
+/** Gemini stream chunks for the open-streams run: one event now, the last one `holdMs` later. */
+function heldStreamReply(holdMs, i) {
+  const chunk = (text, last) => ({
+    candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+    usageMetadata: { promptTokenCount: 7, candidatesTokenCount: last ? 4 : 2, totalTokenCount: last ? 11 : 9 },
+    modelVersion: MODEL,
+    responseId: `held${i}`,
   });
-  const direct = {
-    origin: emulator.url,
-    path: `/v1beta/models/${MODEL}:generateContent`,
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' },
-    body: geminiBody,
+  return { chunks: [{ data: chunk('Hello, ') }, { data: chunk('benchmark.', true), delayMs: holdMs }] };
+}
+
+async function enqueue(emulatorUrl, replies) {
+  const res = await fetch(`${emulatorUrl}/__emulator/replies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(replies) });
+  if (res.status !== 200) throw new Error(`emulator refused the scripted replies: ${res.status} ${await res.text()}`);
+}
+
+/** CPU (and, when profiling, event-loop delay and GC) of `p` across `run()`. */
+async function measured(p, run) {
+  if (p.child?.connected && PROFILE) await ask(p.child, 'probe');
+  const before = cpuMs(p.pid);
+  const result = await run();
+  const cpu = cpuMs(p.pid) - before;
+  const probe = p.child?.connected && PROFILE ? await ask(p.child, 'probe') : undefined;
+  return { result, cpu, probe };
+}
+
+const LABELS = {
+  direct: 'upstream alone',
+  bare: 'bare proxy',
+  floor: 'floor',
+  on: 'sidegate',
+  off: 'sidegate, tracing off',
+  down: 'sidegate, collector down',
+  peer: 'peer (no tracing)',
+};
+
+async function main() {
+  const began = performance.now();
+  if (PROFILE) mkdirSync(PROFILE, { recursive: true });
+  const want = (key) => !ONLY || ONLY.includes(key) || (key === 'direct');
+  const sink = await start('child.mjs', ['sink']);
+  const emulator = await start('child.mjs', ['emulator']);
+  const deadPort = await freePort(); // nothing listens here: the collector is down
+
+  const parts = {};
+  parts.direct = {
+    ...emulator,
+    json: { origin: emulator.url, path: `/v1beta/models/${MODEL}:generateContent`, headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' }, body: geminiBody },
+    stream: { origin: emulator.url, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' }, body: geminiBody },
   };
-  const viaGateway = {
-    origin: gateway.url,
-    path: '/v1/chat/completions',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': GATEWAY_KEY,
-      'x-gateway-provider': 'google',
-      authorization: 'Bearer bench-provider-key',
+  const starting = {
+    bare: async () => {
+      const p = await start('bare-proxy.mjs', [emulator.url], probeEnv);
+      return { ...p, json: gatewayTargets(p.url, sidegateHeaders).json };
     },
-    body: chatBody,
+    floor: async () => {
+      const p = await start('floor.mjs', [emulator.url], probeEnv, profileArgs('floor'));
+      return { ...p, ...gatewayTargets(p.url, { 'content-type': 'application/json' }) };
+    },
+    on: () => startSidegate('on', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+    off: () => startSidegate('off', emulator.url, { OTEL_SDK_DISABLED: 'true' }),
+    down: () => startSidegate('down', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
   };
-  const os = await import('node:os');
+  for (const [key, fn] of Object.entries(starting)) if (want(key)) parts[key] = await fn();
+  if (PEER && want('peer')) {
+    try {
+      parts.peer = await startPeer(emulator.url);
+    } catch (err) {
+      console.log(`peer not measured: ${err}`);
+    }
+  }
+  const keys = Object.keys(parts);
+  const gateways = keys.filter((k) => k !== 'direct');
+
   const report = {
     date: new Date().toISOString(),
     node: process.version,
     cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
     load_average_at_start: os.loadavg(),
-    tracing: 'on: spans and metrics exported over OTLP/HTTP protobuf to a live receiver',
+    command: `npm run bench -- ${args.join(' ')}`.trim(),
+    participants: Object.fromEntries(keys.map((k) => [k, LABELS[k]])),
+    tracing: {
+      on: 'spans and metrics exported over OTLP/HTTP protobuf to a live receiver',
+      off: 'OTEL_SDK_DISABLED=true',
+      down: 'exporting to a port where nothing listens',
+    },
+    peer: parts.peer ? PEER_PACKAGE : undefined,
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, streams: STREAMS, requests: REQUESTS, profile: PROFILE ?? null },
   };
 
-  await new Promise((r) => setTimeout(r, 1000));
-  const idle = await memory(gateway.child);
-  report.idle_memory = { rss_mb: mb(idle.rss), heap_used_mb: mb(idle.heapUsed) };
-  console.log(`idle memory          rss ${report.idle_memory.rss_mb} MB (target ≤ 80 MB)`);
+  // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
+  for (const k of gateways) await runCount(parts[k].json, 5, 1);
+  await sleep(1000);
+  report.idle_rss_mb = Object.fromEntries(gateways.map((k) => [k, rss(parts[k].pid).rss_mb]));
+  log(`idle RSS (MB)`, report.idle_rss_mb);
 
-  // Before any load, so the baseline is the idle process.
-  report.inline_image = await inlineImage(gateway.child, viaGateway);
-  console.log(`20 MB inline image   status ${report.inline_image.status}, peak rss +${report.inline_image.peak_rss_delta_mb} MB = ${report.inline_image.ratio}× its size (target ≤ 2×)`);
-
-  // Warm up both paths, then run each alone at the same fixed rate, so the emulator carries the same
-  // load in both runs and the difference is what the gateway adds (tracing on).
-  await fixedRate({ targets: [direct], ratePerSecond: RATE, seconds: 2 });
-  await fixedRate({ targets: [viaGateway], ratePerSecond: RATE, seconds: 2 });
-  const [d] = await fixedRate({ targets: [direct], ratePerSecond: RATE, seconds: SECONDS });
-  const [g] = await fixedRate({ targets: [viaGateway], ratePerSecond: RATE, seconds: SECONDS });
-  const ds = summarize(d.latencies);
-  const gs = summarize(g.latencies);
-  report.added_latency = {
-    rate_per_second: RATE,
-    seconds: SECONDS,
-    direct: ds,
-    via_gateway: gs,
-    errors: { direct: d.errors, via_gateway: g.errors },
-    added_p50_ms: round(gs.p50_ms - ds.p50_ms),
-    added_p99_ms: round(gs.p99_ms - ds.p99_ms),
-  };
-  console.log(`upstream alone       p50 ${round(ds.p50_ms)} ms, p99 ${round(ds.p99_ms)} ms at ${RATE} req/s`);
-  console.log(`through the gateway  p50 ${round(gs.p50_ms)} ms, p99 ${round(gs.p99_ms)} ms at ${RATE} req/s; errors ${g.errors}`);
-  console.log(`added latency        p50 ${report.added_latency.added_p50_ms} ms (target ≤ 0.5), p99 ${report.added_latency.added_p99_ms} ms (target ≤ 1)`);
-
-  // CPU per request, sidegate next to a bare proxy on the same machine (see bare-proxy.mjs).
-  const bare = await start(emulator.url, [], {}, 'bare-proxy.mjs');
-  const bareTarget = { ...viaGateway, origin: bare.url };
-  const sidegateCpu = await cpuPerRequest(gateway.child, viaGateway);
-  const bareCpu = await cpuPerRequest(bare.child, bareTarget);
-  bare.child.kill('SIGTERM');
-  report.cpu_per_request_us = { sidegate: sidegateCpu, bare_proxy: bareCpu, added: sidegateCpu - bareCpu };
-  console.log(`CPU per request      sidegate ${sidegateCpu} µs, bare proxy ${bareCpu} µs → sidegate adds ${sidegateCpu - bareCpu} µs`);
-
-  report.throughput = { sidegate: await maxThroughput({ target: viaGateway, seconds: 5 }) };
-  console.log(`throughput           sidegate ${Math.round(report.throughput.sidegate.rps)} req/s (64 connections)`);
-  if (PEER) {
-    try {
-      const peer = await startPeer(emulator.url);
-      await maxThroughput({ target: peer.target, seconds: 1 });
-      report.throughput.peer = { name: '@portkey-ai/gateway@1.15.2', ...(await maxThroughput({ target: peer.target, seconds: 5 })) };
-      peer.child.kill('SIGTERM');
-      report.throughput.ratio = round(report.throughput.sidegate.rps / report.throughput.peer.rps);
-      console.log(`throughput           peer ${Math.round(report.throughput.peer.rps)} req/s → sidegate is ${report.throughput.ratio}×`);
-    } catch (err) {
-      report.throughput.peer = { error: String(err) };
-      console.log(`throughput           peer not measured: ${err}`);
-    }
+  if (parts.on) {
+    // Before any load, so the baseline is the idle process.
+    report.inline_image = await inlineImage(parts.on.child, parts.on.json);
+    console.log(`20 MB inline image: status ${report.inline_image.status}, peak RSS +${report.inline_image.peak_rss_delta_mb} MB = ${report.inline_image.ratio}× its size`);
   }
 
-  // Memory over many requests: sample after every tenth of the run.
+  // Warm up every path (JIT, pools), JSON and streams.
+  for (const k of keys) {
+    await maxThroughput({ target: parts[k].json, seconds: 1 });
+    if (parts[k].stream) await runCount(parts[k].stream, 500);
+  }
+
+  // Fixed rates, one participant at a time, in alternating order across rounds, so the emulator
+  // carries the same load in every segment and slow drifts of the machine hit everyone alike.
+  report.fixed_rate = {};
+  for (const rate of RATES) {
+    const acc = Object.fromEntries(keys.map((k) => [k, { latencies: [], errors: 0, unfinished: 0, cpu: 0, probes: [] }]));
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? keys : [...keys].reverse();
+      for (const k of order) {
+        const { result, cpu, probe } = await measured(parts[k], () => fixedRate({ targets: [parts[k].json], ratePerSecond: rate, seconds: SECONDS }));
+        acc[k].latencies.push(...result[0].latencies);
+        acc[k].errors += result[0].errors;
+        acc[k].unfinished += result[0].unfinished;
+        acc[k].cpu += cpu;
+        if (probe) acc[k].probes.push(probe);
+      }
+    }
+    const direct = summarize(acc.direct.latencies);
+    report.fixed_rate[rate] = Object.fromEntries(
+      keys.map((k) => {
+        const s = summarize(acc[k].latencies);
+        return [
+          k,
+          {
+            ...s,
+            errors: acc[k].errors,
+            // requests still unanswered 5 s after the segment's last one was sent: saturated
+            unfinished: acc[k].unfinished,
+            saturated: acc[k].unfinished > 0.01 * (s.count + acc[k].unfinished),
+            added_p50_ms: k === 'direct' ? 0 : round(s.p50_ms - direct.p50_ms),
+            added_p99_ms: k === 'direct' ? 0 : round(s.p99_ms - direct.p99_ms),
+            cpu_per_request_us: Math.round((acc[k].cpu * 1000) / Math.max(1, s.count + acc[k].errors)),
+            ...(acc[k].probes.length ? { probes: acc[k].probes } : {}),
+          },
+        ];
+      }),
+    );
+    log(`at ${rate} req/s: added p50 / p99 (ms), CPU per request (µs)`, Object.fromEntries(gateways.map((k) => {
+      const x = report.fixed_rate[rate][k];
+      return [k, `${x.saturated ? 'saturated' : `${x.added_p50_ms} / ${x.added_p99_ms}`}, ${x.cpu_per_request_us}${x.errors ? ` (${x.errors} errors)` : ''}`];
+    })));
+  }
+
+  // Streaming: time to the first event, through each participant that streams.
+  // (tracing off and collector down add nothing here that the fixed-rate runs do not show)
+  const streamers = keys.filter((k) => parts[k].stream && k !== 'off' && k !== 'down');
+  const sacc = Object.fromEntries(streamers.map((k) => [k, { ttfbs: [], latencies: [], errors: 0, cpu: 0 }]));
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? streamers : [...streamers].reverse();
+    for (const k of order) {
+      const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [parts[k].stream], ratePerSecond: STREAM_RATE, seconds: SECONDS }));
+      sacc[k].ttfbs.push(...result[0].ttfbs);
+      sacc[k].latencies.push(...result[0].latencies);
+      sacc[k].errors += result[0].errors;
+      sacc[k].cpu += cpu;
+    }
+  }
+  const directTtfb = summarize(sacc.direct.ttfbs);
+  report.streaming = { rate_per_second: STREAM_RATE };
+  for (const k of streamers) {
+    const t = summarize(sacc[k].ttfbs);
+    report.streaming[k] = {
+      ttfb_p50_ms: round(t.p50_ms),
+      ttfb_p99_ms: round(t.p99_ms),
+      added_ttfb_p50_ms: k === 'direct' ? 0 : round(t.p50_ms - directTtfb.p50_ms),
+      added_ttfb_p99_ms: k === 'direct' ? 0 : round(t.p99_ms - directTtfb.p99_ms),
+      total: summarize(sacc[k].latencies),
+      errors: sacc[k].errors,
+      cpu_per_request_us: Math.round((sacc[k].cpu * 1000) / Math.max(1, t.count + sacc[k].errors)),
+    };
+  }
+  log(`streams at ${STREAM_RATE} req/s: added time to first byte p50 / p99 (ms)`, Object.fromEntries(streamers.filter((k) => k !== 'direct').map((k) => [k, `${report.streaming[k].added_ttfb_p50_ms} / ${report.streaming[k].added_ttfb_p99_ms}`])));
+
+  // Closed loop, 32 connections: the most each participant serves, and its CPU per request there.
+  report.max = {};
+  for (const k of keys) {
+    const { result, cpu, probe } = await measured(parts[k], () => maxThroughput({ target: parts[k].json, seconds: SECONDS }));
+    report.max[k] = { ...result, rps: Math.round(result.rps), cpu_per_request_us: Math.round((cpu * 1000) / Math.max(1, result.ok + result.errors)), ...(probe ? { probe } : {}) };
+  }
+  log('max req/s (32 connections), CPU per request (µs)', Object.fromEntries(keys.map((k) => [k, `${report.max[k].rps}, ${report.max[k].cpu_per_request_us}`])));
+
+  // 1,000 open streams: fresh processes with an upstream pool that large, the emulator holding each
+  // stream open after its first event.
+  report.open_streams = { streams: STREAMS };
+  const holdMs = Math.max(8000, STREAMS * 8);
+  for (const k of ['floor', 'on'].filter(want)) {
+    const fresh =
+      k === 'floor'
+        ? { ...(await start('floor.mjs', [emulator.url, String(STREAMS + 24)])) }
+        : await startSidegate('streams', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, BENCH_UPSTREAM_CONNECTIONS: String(STREAMS + 24) });
+    const ft = gatewayTargets(fresh.url, k === 'floor' ? { 'content-type': 'application/json' } : sidegateHeaders);
+    await runCount(ft.json, 5, 1);
+    await sleep(1000);
+    const idle = rss(fresh.pid).rss_mb;
+    await enqueue(emulator.url, Array.from({ length: STREAMS }, (_, i) => heldStreamReply(holdMs, i)));
+    const sample = await openStreams({ target: ft.stream, n: STREAMS, timeoutMs: 2 * holdMs, sample: () => rss(fresh.pid) });
+    report.open_streams[k] = { idle_rss_mb: idle, ...sample };
+    fresh.child.kill('SIGTERM');
+  }
+  log(`${STREAMS} open streams: RSS (MB) with all open`, Object.fromEntries(['floor', 'on'].filter((k) => report.open_streams[k]).map((k) => [k, `${report.open_streams[k].rss_mb} (${report.open_streams[k].open} open)`])));
+
+  if (parts.on && REQUESTS > 0) report.memory_over_requests = await memoryOverRequests(parts.on);
+
+  for (const k of gateways) parts[k].child.kill('SIGTERM');
+  emulator.child.kill('SIGTERM');
+  sink.child.kill('SIGTERM');
+  report.seconds_taken = Math.round((performance.now() - began) / 1000);
+  report.targets = targets(report);
+  printTable(report);
+  mkdirSync(join(here, 'results'), { recursive: true });
+  const file = join(here, 'results', `${report.date.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nreport: ${file} (${report.seconds_taken} s)`);
+  if (PROFILE) console.log(`CPU profiles: ${PROFILE}`);
+}
+
+function log(title, values) {
+  console.log(`${title}: ${Object.entries(values).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+}
+
+/** Each target of issue 11, with the floor's, the peer's and sidegate's figures from this run. */
+function targets(r) {
+  const out = [];
+  const row = (target, floor, peer, sidegate, verdict, detail) => out.push({ target, floor, peer, sidegate, met: verdict, detail });
+  const rates = Object.keys(r.fixed_rate ?? {});
+  const top = rates.includes('1000') ? '1000' : rates.at(-1);
+  for (const rate of rates) {
+    const f = r.fixed_rate[rate];
+    if (f.on && f.floor) row(`CPU per request at ${rate} req/s ≤ 2× floor`, f.floor.cpu_per_request_us, f.peer?.cpu_per_request_us, f.on.cpu_per_request_us, f.on.cpu_per_request_us <= 2 * f.floor.cpu_per_request_us, `${round(f.on.cpu_per_request_us / f.floor.cpu_per_request_us, 2)}× (µs)`);
+  }
+  const m = r.max ?? {};
+  if (m.on && m.floor) row('CPU per request at max ≤ 2× floor', m.floor.cpu_per_request_us, m.peer?.cpu_per_request_us, m.on.cpu_per_request_us, m.on.cpu_per_request_us <= 2 * m.floor.cpu_per_request_us, `${round(m.on.cpu_per_request_us / m.floor.cpu_per_request_us, 2)}× (µs)`);
+  if (m.on && m.floor) row('max throughput ≥ 50 % of floor', m.floor.rps, m.peer?.rps, m.on.rps, m.on.rps >= 0.5 * m.floor.rps, `${Math.round((100 * m.on.rps) / m.floor.rps)} % (req/s, 32 connections)`);
+  if (m.on && m.peer) row('max throughput ≥ 5× peer', m.floor?.rps, m.peer.rps, m.on.rps, m.on.rps >= 5 * m.peer.rps, `${round(m.on.rps / m.peer.rps, 2)}×`);
+  const f = r.fixed_rate?.[top];
+  if (f?.on && f.floor) {
+    row(`added p50 at ${top} req/s ≤ floor + 0.2 ms`, f.floor.added_p50_ms, f.peer?.added_p50_ms, f.on.added_p50_ms, f.on.added_p50_ms <= f.floor.added_p50_ms + 0.2, `floor +${round(f.on.added_p50_ms - f.floor.added_p50_ms)} ms`);
+    row(`added p99 at ${top} req/s ≤ floor + 1 ms`, f.floor.added_p99_ms, f.peer?.added_p99_ms, f.on.added_p99_ms, f.on.added_p99_ms <= f.floor.added_p99_ms + 1, `floor +${round(f.on.added_p99_ms - f.floor.added_p99_ms)} ms`);
+  }
+  if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms`);
+  const s = r.streaming ?? {};
+  if (s.on && s.floor) row(`stream time to first byte added ≤ floor + 0.3 ms (p50, ${s.rate_per_second} req/s)`, s.floor.added_ttfb_p50_ms, s.peer?.added_ttfb_p50_ms, s.on.added_ttfb_p50_ms, s.on.added_ttfb_p50_ms <= s.floor.added_ttfb_p50_ms + 0.3, `floor +${round(s.on.added_ttfb_p50_ms - s.floor.added_ttfb_p50_ms)} ms`);
+  if (r.idle_rss_mb?.on !== undefined) row('idle RSS ≤ 80 MB', r.idle_rss_mb.floor, r.idle_rss_mb.peer, r.idle_rss_mb.on, r.idle_rss_mb.on <= 80, 'VmRSS 1 s after 5 requests, exporter loaded, no forced GC');
+  const o = r.open_streams ?? {};
+  if (o.on) row(`RSS with ${o.streams} open streams ≤ 150 MB`, o.floor?.rss_mb, undefined, o.on.rss_mb, o.on.rss_mb <= 150 && o.on.open === o.streams, `${o.on.open} open at the sample`);
+  return out;
+}
+
+const SHORT = { direct: 'upstream', bare: 'bare', floor: 'floor', on: 'sidegate', off: 'trace off', down: 'coll. down', peer: 'peer' };
+
+function printTable(r) {
+  const keys = Object.keys(r.participants);
+  const line = (label, values) => console.log(`${label.padEnd(36)}${values.map((v) => ` ${String(v ?? '—').padStart(16)}`).join('')}`);
+  console.log('');
+  console.log(keys.map((k) => `${SHORT[k]}: ${r.participants[k]}`).join('; '));
+  line('', keys.map((k) => SHORT[k]));
+  line('idle RSS (MB)', keys.map((k) => r.idle_rss_mb?.[k]));
+  for (const [rate, f] of Object.entries(r.fixed_rate ?? {})) {
+    const sat = (k, text) => (f[k]?.saturated ? `saturated (${f[k].unfinished} cut)` : text);
+    line(`${rate} req/s: p50 / p99 (ms)`, keys.map((k) => f[k] && sat(k, `${round(f[k].p50_ms, 2)} / ${round(f[k].p99_ms, 2)}`)));
+    line(`${rate} req/s: added p50 / p99 (ms)`, keys.map((k) => (k === 'direct' ? '' : f[k] && sat(k, `${round(f[k].added_p50_ms, 2)} / ${round(f[k].added_p99_ms, 2)}`))));
+    line(`${rate} req/s: CPU per request (µs)`, keys.map((k) => (k === 'direct' ? `(${f[k].cpu_per_request_us})` : f[k]?.cpu_per_request_us)));
+    line(`${rate} req/s: errors`, keys.map((k) => f[k]?.errors));
+  }
+  const s = r.streaming ?? {};
+  line(`stream ${s.rate_per_second} req/s: TTFB p50/p99 (ms)`, keys.map((k) => s[k] && `${round(s[k].ttfb_p50_ms, 2)} / ${round(s[k].ttfb_p99_ms, 2)}`));
+  line(`stream: added TTFB p50/p99 (ms)`, keys.map((k) => (k === 'direct' ? '' : s[k] && `${round(s[k].added_ttfb_p50_ms, 2)} / ${round(s[k].added_ttfb_p99_ms, 2)}`)));
+  line('max req/s (32 connections)', keys.map((k) => r.max?.[k]?.rps));
+  line('max: CPU per request (µs)', keys.map((k) => (k === 'direct' ? `(${r.max[k].cpu_per_request_us})` : r.max?.[k]?.cpu_per_request_us)));
+  const o = r.open_streams ?? {};
+  line(`${o.streams} open streams: RSS (MB)`, keys.map((k) => o[k]?.rss_mb));
+  console.log('(upstream alone: CPU is the emulator\'s own)\n');
+  console.log(`${'target'.padEnd(62)}${['floor', 'peer', 'sidegate'].map((c) => c.padStart(10)).join('')}  met   `);
+  for (const t of r.targets) {
+    console.log(`${t.target.padEnd(62)}${[t.floor, t.peer, t.sidegate].map((v) => String(v === undefined ? '—' : round(v, 2)).padStart(10)).join('')}  ${t.met ? 'yes' : 'NO '}   ${t.detail}`);
+  }
+}
+
+async function memoryOverRequests(p) {
+  // Memory over many requests: heap after a full GC after every tenth of the run.
   const samples = [];
-  const before = await memory(gateway.child);
+  const before = await ask(p.child, 'mem', { gc: true });
   samples.push({ requests: 0, rss_mb: mb(before.rss), heap_used_mb: mb(before.heapUsed) });
   const step = Math.max(1, Math.floor(REQUESTS / 10));
   let done = 0;
   while (done < REQUESTS) {
     const n = Math.min(step, REQUESTS - done);
-    await runCount(viaGateway, n);
+    await runCount(p.json, n);
     done += n;
-    const m = await memory(gateway.child);
+    const m = await ask(p.child, 'mem', { gc: true });
     samples.push({ requests: done, rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed) });
   }
   const growth = samples.at(-1).heap_used_mb - samples[1].heap_used_mb;
-  report.memory_over_requests = { requests: REQUESTS, samples, heap_growth_after_first_tenth_mb: round(growth) };
-  console.log(`memory over ${REQUESTS} req  heap ${samples[1].heap_used_mb} → ${samples.at(-1).heap_used_mb} MB, rss ${samples[1].rss_mb} → ${samples.at(-1).rss_mb} MB`);
-
-
-  gateway.child.kill('SIGTERM');
-  emulator.child.kill('SIGTERM');
-  sink.child.kill('SIGTERM');
-  mkdirSync(join(here, 'results'), { recursive: true });
-  const file = join(here, 'results', `${report.date.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`report               ${file}`);
-}
-
-function cpuUsage(child) {
-  return new Promise((resolve) => {
-    const onMessage = (m) => {
-      if (m?.type === 'cpu') {
-        child.off('message', onMessage);
-        resolve(m);
-      }
-    };
-    child.on('message', onMessage);
-    child.send({ type: 'cpu' });
-  });
-}
-
-async function cpuPerRequest(child, target, n = 10_000) {
-  await runCount(target, 2_000);
-  const before = await cpuUsage(child);
-  await runCount(target, n);
-  const after = await cpuUsage(child);
-  return Math.round((after.user + after.system - before.user - before.system) / n);
-}
-
-async function runCount(target, n) {
-  const { Pool } = await import('undici');
-  const pool = new Pool(target.origin, { connections: 32 });
-  let next = 0;
-  const worker = async () => {
-    while (next < n) {
-      next++;
-      const res = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
-      await res.body.dump();
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-  await pool.close();
+  console.log(`memory over ${REQUESTS} requests: heap ${samples[1].heap_used_mb} → ${samples.at(-1).heap_used_mb} MB, RSS ${samples[1].rss_mb} → ${samples.at(-1).rss_mb} MB`);
+  return { requests: REQUESTS, samples, heap_growth_after_first_tenth_mb: round(growth) };
 }
 
 async function inlineImage(child, target) {
@@ -269,14 +483,14 @@ async function inlineImage(child, target) {
     model: MODEL,
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe this.' }, { type: 'image_url', image_url: { url: dataUri } }] }],
   });
-  const base = await memory(child);
+  const base = await ask(child, 'mem', { gc: true });
   let peak = base.rss;
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const m = await memory(child, false);
+      const m = await ask(child, 'mem', { gc: false });
       peak = Math.max(peak, m.rss);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
   })();
   const res = await fetch(`${target.origin}${target.path}`, { method: 'POST', headers: target.headers, body });
@@ -286,8 +500,6 @@ async function inlineImage(child, target) {
   const delta = peak - base.rss;
   return { image_bytes: size, status: res.status, peak_rss_delta_mb: mb(delta), ratio: round(delta / size) };
 }
-
-const round = (x) => Math.round(x * 1000) / 1000;
 
 main().catch((err) => {
   console.error(err);

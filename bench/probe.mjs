@@ -1,0 +1,48 @@
+// IPC probe shared by the bench's own processes (gateway, floor, emulator, sink): answers
+//   {type:'mem', gc}  → process.memoryUsage() (after a full GC when gc is true and --expose-gc is on)
+//   {type:'probe'}    → event-loop delay and GC time since the last probe, then resets them
+// The event-loop monitor and GC observer run only with BENCH_PROBE=1 (`npm run bench -- --profile`):
+// a 1 ms loop timer costs CPU of its own, so the ordinary run leaves them off.
+import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+
+const GC_KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark_sweep',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental_marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
+};
+
+export function installProbe() {
+  const deep = process.env.BENCH_PROBE === '1';
+  const eld = deep ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
+  let gc = {};
+  if (deep) {
+    eld.enable();
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = GC_KINDS[entry.detail?.kind] ?? 'other';
+        const k = (gc[kind] ??= { count: 0, ms: 0, max_ms: 0 });
+        k.count++;
+        k.ms += entry.duration;
+        k.max_ms = Math.max(k.max_ms, entry.duration);
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
+  process.on('message', (msg) => {
+    if (msg?.type === 'mem') {
+      if (msg.gc && global.gc) global.gc();
+      process.send?.({ type: 'mem', ...process.memoryUsage() });
+    } else if (msg?.type === 'probe') {
+      const ms = (ns) => Math.round(ns / 1e3) / 1e3;
+      const out = eld
+        ? {
+            event_loop_delay_ms: { p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max), mean: ms(eld.mean) },
+            gc,
+          }
+        : {};
+      eld?.reset();
+      gc = {};
+      process.send?.({ type: 'probe', ...out });
+    }
+  });
+}

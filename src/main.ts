@@ -70,7 +70,7 @@ async function serve(argv: string[]): Promise<number> {
   try {
     const { createTelemetry } = await import('./telemetry/create-telemetry.js');
     const telemetry = createTelemetry({ env: process.env });
-    gateway = await startGateway(settings, { telemetry, serviceName: telemetry.config.serviceName });
+    gateway = await startGateway(settings, { telemetry, serviceName: telemetry.config.serviceName, propagators: telemetry.config.propagators });
   } catch (err) {
     // Startup problems (a bad master key, an unreadable keys file, a port in use) are one line.
     process.stderr.write(`sidegate: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);

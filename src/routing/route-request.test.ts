@@ -70,11 +70,10 @@ interface Recorded {
   firstChunk: number;
 }
 
-function recordingSpan(metadata: Record<string, string> = {}) {
+function recordingSpan() {
   const attempts: Recorded[] = [];
   const span: RequestSpan = {
-    metadata,
-    responseHeaders: () => ({}),
+    sampled: () => undefined,
     startAttempt(start) {
       const rec: Recorded = { start, ends: [], firstChunk: 0 };
       attempts.push(rec);
@@ -111,15 +110,17 @@ async function setup(options: {
 }) {
   const google = fakeProvider('google', options.google ?? [], options.stream);
   const openai = fakeProvider('openai', options.openai ?? [], options.stream);
-  const headers: Record<string, string> = { 'x-gateway-provider': 'google', authorization: `Bearer ${KEY}` };
-  if (options.config !== undefined) headers['x-gateway-config'] = JSON.stringify(options.config);
-  const plan = await resolvePlan(headers, env());
-  const { span, attempts } = recordingSpan(options.metadata);
+  const planEnv = env();
+  const credentials = { provider: 'google' as const, apiKey: KEY, strictCompliance: true, timeoutMs: planEnv.timeoutMs };
+  const config = options.config === undefined ? undefined : await planEnv.configs.resolve(JSON.stringify(options.config));
+  const plan = resolvePlan({ config, credentials }, planEnv);
+  const { span, attempts } = recordingSpan();
   const sleeps: number[] = [];
   const ctx: RouteContext = {
     request: options.request ?? request,
     plan,
     span,
+    metadata: options.metadata ?? {},
     providers: { google: google.provider, openai: openai.provider },
     signal: options.signal ?? new AbortController().signal,
     random: options.random ?? (() => 0.5),

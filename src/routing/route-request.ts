@@ -10,13 +10,18 @@
  * - A client abort stops everything: no further attempt, the sleep is cancelled.
  * - A stream may be retried or fall back until its first chunk has been read (nothing has reached
  *   the client yet); once `routeChatStream` resolves, no further attempt is made.
+ *
+ * `routeAttempts` is the operation-neutral engine (targets, retries, fallbacks, attempt spans);
+ * `routeChat` / `routeChatStream` call `provider.chat` / `chatStream` through it, and another
+ * operation (embeddings) passes its own provider call.
  */
 import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
 import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
-import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
+import type { ChatResult, Provider, ProviderName, StreamResult, Target } from '../providers/provider.js';
 import type { AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
+import type { ConditionContext } from './conditions.js';
 import { retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
 import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
@@ -24,10 +29,17 @@ import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } 
 
 export type ProviderRegistry = Readonly<Record<ProviderName, Provider | undefined>>;
 
-export interface RouteContext {
-  request: ChatCompletionRequest;
+/** What the engine needs for any operation. */
+export interface AttemptContext {
   plan: RoutePlan;
-  span: RequestSpan;
+  /** The request span; attempts are started under it. */
+  span: Pick<RequestSpan, 'startAttempt'>;
+  /** Metadata of the request context (conditional routing reads `metadata.*`). */
+  metadata: Readonly<Record<string, string>>;
+  /** The client's request body as conditional routing sees it (`params.*`). */
+  params: Readonly<Record<string, unknown>>;
+  /** The model the client asked for; an attempt's model is its target's override, else this. */
+  model: string;
   providers: ProviderRegistry;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
@@ -37,6 +49,11 @@ export interface RouteContext {
   sleep?: Sleep;
   /** Backoff window (base 500 ms, doubling, at most 8 s). */
   backoff?: Omit<BackoffOptions, 'random'>;
+}
+
+/** The engine's context for a chat operation. */
+export interface RouteContext extends Omit<AttemptContext, 'params' | 'model'> {
+  request: ChatCompletionRequest;
 }
 
 /** Filled in as attempts run, so the caller can report them even when routing throws. */
@@ -49,12 +66,30 @@ export interface RouteStats {
 /** No routing config: one target from the headers, tried once. */
 const DEFAULT_LEAF = 'default';
 
-/** One try against one provider; must not end `attempt` when it throws (the engine does). */
-type TryOnce<T> = (provider: Provider, call: ProviderCall, attempt: AttemptSpan) => Promise<T>;
+/** One try of one target: what a provider call needs besides the provider. */
+export interface AttemptCall {
+  target: Target;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+  /** W3C headers of the attempt span to send upstream; may be empty. */
+  traceHeaders: Record<string, string>;
+  /** Called once the request is on the wire, with the time it waited for a pooled connection. */
+  onRequestWritten?: (queuedMs: number) => void;
+}
+
+/**
+ * One try against one provider. It ends `attempt` itself when it succeeds (it knows the outcome);
+ * when it throws, it must not end `attempt` (the engine does, with the error).
+ */
+export type TryOnce<T> = (provider: Provider, call: AttemptCall, attempt: AttemptSpan) => Promise<T>;
+
+function chatContext(ctx: RouteContext): AttemptContext {
+  return { ...ctx, params: ctx.request as unknown as Record<string, unknown>, model: ctx.request.model };
+}
 
 export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<ChatResult> {
-  return run(ctx, stats, async (provider, call, attempt) => {
-    const result = await provider.chat(call);
+  return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
+    const result = await provider.chat({ ...call, request: ctx.request });
     attempt.end({
       status: result.status,
       outcome: result.outcome,
@@ -68,8 +103,8 @@ export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<C
 }
 
 export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Promise<StreamResult> {
-  return run(ctx, stats, async (provider, call, attempt) => {
-    const result = await provider.chatStream(call);
+  return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
+    const result = await provider.chatStream({ ...call, request: ctx.request });
     const iterator = result.chunks[Symbol.asyncIterator]();
     // Read the first chunk before answering: until it is relayed nothing has reached the
     // client, so a failure here (a dropped connection, an error event) may still retry or fall back.
@@ -79,10 +114,11 @@ export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Pro
   });
 }
 
-async function run<T>(ctx: RouteContext, stats: RouteStats, once: TryOnce<T>): Promise<T> {
+/** Walks the plan, calling `once` per attempt, until one succeeds or routing gives up (then throws). */
+export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, once: TryOnce<T>): Promise<T> {
   const random = ctx.random ?? Math.random;
   const sleep = ctx.sleep ?? realSleep;
-  const context = { metadata: ctx.span.metadata, params: ctx.request as unknown as Record<string, unknown> };
+  const context: ConditionContext = { metadata: ctx.metadata, params: ctx.params };
 
   const tryLeaf = async (leaf: ConfigTarget | undefined): Promise<T> => {
     const target = ctx.plan.resolveTarget(leaf);
@@ -124,7 +160,7 @@ async function run<T>(ctx: RouteContext, stats: RouteStats, once: TryOnce<T>): P
 }
 
 async function attemptOnce<T>(
-  ctx: RouteContext,
+  ctx: AttemptContext,
   stats: RouteStats,
   provider: Provider,
   target: Target,
@@ -138,7 +174,7 @@ async function attemptOnce<T>(
     ctx.span.startAttempt({
       providerName: provider.telemetryName,
       operationName: provider.operationName,
-      model: target.model ?? ctx.request.model,
+      model: target.model ?? ctx.model,
       baseUrl: target.baseUrl,
       attemptNumber: stats.attempts,
       targetIndex: path,
@@ -146,8 +182,7 @@ async function attemptOnce<T>(
     }),
   );
   try {
-    const call: ProviderCall = {
-      request: ctx.request,
+    const call: AttemptCall = {
       target,
       signal: ctx.signal,
       traceHeaders: attempt.traceHeaders(),

@@ -15,6 +15,7 @@ import { InvalidRequestError } from '../errors.js';
 import { toOpenAIModels, type OpenAIModelList } from '../openai/to-openai-models.js';
 import type { ProviderModel, Target } from '../providers/provider.js';
 import { resolvePlan, type PlanEnvironment } from '../routing/resolve-plan.js';
+import { readRoutingHeaders } from './request-context.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
 import type { Route } from './app.js';
 import { sendJson } from './respond.js';
@@ -72,7 +73,7 @@ export function createModelsRoutes(deps: ModelsRouteDeps): Route[] {
   }
 
   async function modelList(headers: IncomingHttpHeaders): Promise<OpenAIModelList> {
-    const plan = await resolvePlan(headers, deps.planEnv);
+    const plan = resolvePlan(await readRoutingHeaders(headers, deps.planEnv), deps.planEnv);
     if (plan.config === undefined) return listFor(plan.resolveTarget(undefined));
     let lastError: unknown;
     for (const leaf of leaves(plan.config)) {

@@ -1,10 +1,16 @@
 /**
- * Writes OpenAI server-sent events: `data: <json>\n\n` per chunk, `data: [DONE]` after a clean end,
- * and on a failure after the stream started an error event and no `[DONE]` (DESIGN Decision 8),
- * which the `openai` SDK turns into a thrown error instead of a silently short answer.
+ * Writes server-sent events: `event: <name>` (when named) and `data: <json>` per event, with
+ * backpressure. What the events are is the front door's (its response adapter): chat completions
+ * write `data: [DONE]` after a clean end, and on a failure after the stream started an error
+ * event and no `[DONE]` (DESIGN Decision 8), which the `openai` SDK turns into a thrown error.
  */
 import type { ServerResponse } from 'node:http';
-import { toErrorResponse } from '../errors.js';
+
+/** One server-sent event. A string `data` is written as it is (e.g. `[DONE]`); anything else as JSON. */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -34,21 +40,15 @@ export class SseWriter {
     this.res.writeHead(status, { ...SSE_HEADERS, ...headers });
   }
 
-  /** Writes one event; waits for the socket to drain when the client reads slower than upstream writes. */
-  async send(data: unknown): Promise<void> {
-    if (!this.open) return;
-    if (!this.res.write(`data: ${JSON.stringify(data)}\n\n`)) await this.drained();
+  /** Writes events; waits for the socket to drain when the client reads slower than upstream writes. */
+  async send(events: readonly SseEvent[]): Promise<void> {
+    if (!this.open || events.length === 0) return;
+    if (!this.res.write(formatEvents(events))) await this.drained();
   }
 
-  done(): void {
-    if (this.open) this.res.end('data: [DONE]\n\n');
-  }
-
-  fail(err: unknown): void {
-    if (!this.open) return;
-    const { body } = toErrorResponse(err);
-    const { message, type, code } = body.error;
-    this.res.end(`data: ${JSON.stringify({ error: { message, type, code } })}\n\n`);
+  /** Writes the last events and ends the response. */
+  end(events: readonly SseEvent[]): void {
+    if (this.open) this.res.end(formatEvents(events));
   }
 
   private drained(): Promise<void> {
@@ -62,4 +62,13 @@ export class SseWriter {
       this.res.on('drain', finish);
     });
   }
+}
+
+function formatEvents(events: readonly SseEvent[]): string {
+  let out = '';
+  for (const e of events) {
+    if (e.event !== undefined) out += `event: ${e.event}\n`;
+    out += `data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`;
+  }
+  return out;
 }

@@ -14,9 +14,11 @@ import { virtualKeyStoreFromSettings, type VirtualKeyStore } from '../keys/virtu
 import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
 import { createOpenAIProvider } from '../providers/openai/openai-provider.js';
 import type { Provider } from '../providers/provider.js';
-import { resolveProviderCredential, type PlanEnvironment } from '../routing/resolve-plan.js';
+import type { PlanEnvironment } from '../routing/resolve-plan.js';
+import { resolveTarget } from '../routing/resolve-target.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
+import { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { createAdminRoutes } from './admin-routes.js';
 import { createApp, healthRoutes, type Route } from './app.js';
@@ -34,6 +36,9 @@ import { trackInflight } from './track-inflight.js';
 import { readCgroupMemoryLimit } from '../overload/memory-limit.js';
 import { admitRequest, defaultInflightBudget, InflightBudget } from '../overload/inflight-budget.js';
 import { sendError } from './respond.js';
+import type { OperationDeps } from './open-operation.js';
+import { readCredentialHeaders } from './read-credential-headers.js';
+import { createContextPropagator, type RequestContextEnv } from './request-context.js';
 
 export interface GatewayDeps {
   telemetry?: Telemetry;
@@ -47,6 +52,13 @@ export interface GatewayDeps {
   serviceName?: string;
   /** Extra routes (files, logs, feedback, admin…) contributed by other modules. */
   routes?: Route[];
+  /**
+   * `OTEL_PROPAGATORS`: which W3C headers the request context reads (default both). Read by the
+   * gateway whether or not the SDK is enabled, so turning telemetry off changes no answer.
+   */
+  propagators?: ReadonlyArray<'tracecontext' | 'baggage'>;
+  /** Span ids chosen by clients (Decision 1); share it with anything else that names span ids (logs). */
+  spanIds?: SpanIdRegistry;
   log?: (line: string) => void;
 }
 
@@ -104,14 +116,24 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   };
 
   const logsQuota = await openLogsQuota(settings.dataDir, settings.logsPerMonth);
+  const contextEnv: RequestContextEnv = {
+    configs: planEnv.configs,
+    timeoutMs: planEnv.timeoutMs,
+    spanIds: deps.spanIds ?? telemetry.spanIds ?? new SpanIdRegistry(),
+    propagator: createContextPropagator(deps.propagators),
+  };
+  const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv };
 
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
-    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ settings, telemetry, providers, planEnv }) },
+    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ ...operationDeps, settings, contextEnv }) },
     ...createFilesRoutes({
       settings,
-      resolveProviderKey: (headers) => resolveProviderCredential(headers, planEnv),
+      resolveProviderKey: (headers) => {
+        const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
+        return { apiKey: target.apiKey, baseUrl: target.baseUrl };
+      },
     }),
     ...createModelsRoutes({ providers, planEnv }),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),

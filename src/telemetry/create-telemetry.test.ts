@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { ClientAbortError, InvalidRequestError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
+import { createRoutingConfigStore } from '../config/routing-config.js';
+import { createContextPropagator, readRequestContext, type RequestContext } from '../server/request-context.js';
+import { responseTraceHeaders } from '../server/response-trace-headers.js';
 import { createTelemetry } from './create-telemetry.js';
 import { mapTraceId } from './map-id.js';
-import type { AttemptStart } from './telemetry.js';
+import { SpanIdRegistry } from './span-id-registry.js';
+import type { AttemptStart, Telemetry } from './telemetry.js';
 
 const request: ChatCompletionRequest = {
   model: 'gemini-2.5-flash',
@@ -50,12 +54,26 @@ function setup(env: Record<string, string> = {}) {
   return { telemetry, spans, byKind, lines };
 }
 
+const contextEnv = {
+  configs: createRoutingConfigStore({}),
+  timeoutMs: 1000,
+  spanIds: new SpanIdRegistry(),
+  propagator: createContextPropagator(),
+};
+
+/** The server's part (the request context from headers), then the request span of a chat call. */
+async function begin(telemetry: Telemetry, headers: Record<string, string>, chat: ChatCompletionRequest = request) {
+  const context: RequestContext = await readRequestContext(headers, contextEnv);
+  const span = telemetry.startRequest({ context, operation: 'chat', model: chat.model, route: '/v1/chat/completions', chat });
+  return Object.assign(span, { context, responseHeaders: () => responseTraceHeaders(context.trace, span.sampled()) });
+}
+
 const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 describe('createTelemetry spans', () => {
-  it('records a request span and one attempt span per try, failed and succeeded, in time order', () => {
+  it('records a request span and one attempt span per try, failed and succeeded, in time order', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({ headers: {}, request });
+    const req = (await begin(telemetry, {}));
     const first = req.startAttempt(attempt());
     first.end({ status: 503, error: new UpstreamError('overloaded', { status: 503 }) });
     const second = req.startAttempt(attempt({ attemptNumber: 2, resendCount: 1 }));
@@ -103,9 +121,9 @@ describe('createTelemetry spans', () => {
     });
   });
 
-  it('files the request under traceparent and answers with its own traceparent', () => {
+  it('files the request under traceparent and answers with its own traceparent', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({ headers: { traceparent }, request });
+    const req = (await begin(telemetry, { traceparent }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
     const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
@@ -117,9 +135,9 @@ describe('createTelemetry spans', () => {
     });
   });
 
-  it('maps a non-hex x-gateway-trace-id, keeps the original and echoes it', () => {
+  it('maps a non-hex x-gateway-trace-id, keeps the original and echoes it', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({ headers: { 'x-gateway-trace-id': 'checkout-42', traceparent }, request });
+    const req = (await begin(telemetry, { 'x-gateway-trace-id': 'checkout-42', traceparent }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
     const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
@@ -130,20 +148,21 @@ describe('createTelemetry spans', () => {
     expect(headers['x-gateway-trace-id']).toStrictEqual('checkout-42');
   });
 
-  it('accepts the x-portkey-* aliases and mirrors the trace id header', () => {
+  it('accepts the x-portkey-* aliases', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({ headers: { 'x-portkey-trace-id': 'abc', 'x-portkey-span-name': 'my step' }, request });
+    const req = (await begin(telemetry, { 'x-portkey-trace-id': 'abc', 'x-portkey-span-name': 'my step' }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
     expect(byKind(SpanKind.SERVER)[0]?.name).toStrictEqual('my step');
-    expect(headers['x-portkey-trace-id']).toStrictEqual('abc');
+    expect(headers['x-gateway-trace-id']).toStrictEqual('abc');
+    expect(req.context.portkey).toBe(true);
   });
 
-  it('gives the request span the chosen x-gateway-span-id, and a fresh id with a link when reused', () => {
+  it('gives the request span the chosen x-gateway-span-id, and a fresh id with a link when reused', async () => {
     const { telemetry, byKind } = setup();
     const headers = { 'x-gateway-trace-id': 'run-7', 'x-gateway-span-id': 'step-1', 'x-gateway-parent-span-id': 'root' };
-    telemetry.startRequest({ headers, request }).end({ status: 200, attempts: 0 });
-    telemetry.startRequest({ headers, request }).end({ status: 200, attempts: 0 });
+    (await begin(telemetry, headers)).end({ status: 200, attempts: 0 });
+    (await begin(telemetry, headers)).end({ status: 200, attempts: 0 });
     const [a, b] = byKind(SpanKind.SERVER) as [ReadableSpan, ReadableSpan];
     expect(a.spanContext().spanId).toMatch(/^[0-9a-f]{16}$/);
     expect(b.spanContext().spanId).not.toStrictEqual(a.spanContext().spanId);
@@ -152,21 +171,18 @@ describe('createTelemetry spans', () => {
     expect(b.attributes['gateway.span_id']).toStrictEqual('step-1');
   });
 
-  it('files the request under traceparent when x-gateway-span-id names the same span (Decision 1)', () => {
+  it('files the request under traceparent when x-gateway-span-id names the same span (Decision 1)', async () => {
     const { telemetry, byKind } = setup();
-    telemetry.startRequest({ headers: { traceparent, 'x-gateway-span-id': '00f067aa0ba902b7' }, request }).end({ status: 200, attempts: 0 });
+    (await begin(telemetry, { traceparent, 'x-gateway-span-id': '00f067aa0ba902b7' })).end({ status: 200, attempts: 0 });
     const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
     expect(server.parentSpanContext?.spanId).toStrictEqual('00f067aa0ba902b7');
     expect(server.spanContext().spanId).not.toStrictEqual('00f067aa0ba902b7');
   });
 
-  it('merges baggage into metadata, x-gateway-metadata winning, as gateway.metadata.* attributes', () => {
+  it('merges baggage into metadata, x-gateway-metadata winning, as gateway.metadata.* attributes', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({
-      headers: { baggage: 'team=search%20infra,env=dev', 'x-gateway-metadata': '{"env":"prod","user":"u1"}' },
-      request,
-    });
-    expect(req.metadata).toStrictEqual({ team: 'search infra', env: 'prod', user: 'u1' });
+    const req = await begin(telemetry, { baggage: 'team=search%20infra,env=dev', 'x-gateway-metadata': '{"env":"prod","user":"u1"}' });
+    expect(req.context.metadata).toStrictEqual({ team: 'search infra', env: 'prod', user: 'u1' });
     req.end({ status: 200, attempts: 0 });
     expect(byKind(SpanKind.SERVER)[0]?.attributes).toMatchObject({
       'gateway.metadata.team': 'search infra',
@@ -175,34 +191,17 @@ describe('createTelemetry spans', () => {
     });
   });
 
-  it.each([
-    { name: 'not JSON', value: '{nope' },
-    { name: 'an array', value: '["a"]' },
-    { name: 'a number value', value: '{"a":1}' },
-    { name: 'too many keys', value: JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']))) },
-  ])('refuses x-gateway-metadata that is $name with a 400', ({ value }) => {
-    const { telemetry } = setup();
-    let caught: unknown;
-    try {
-      telemetry.startRequest({ headers: { 'x-gateway-metadata': value }, request });
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(InvalidRequestError);
-    expect((caught as InvalidRequestError).param).toStrictEqual('x-gateway-metadata');
-  });
-
-  it('ignores an invalid traceparent (W3C) and starts a new trace', () => {
+  it('ignores an invalid traceparent (W3C) and starts a new trace', async () => {
     const { telemetry, byKind } = setup();
-    telemetry.startRequest({ headers: { traceparent: '00-zz-00f067aa0ba902b7-01' }, request }).end({ status: 200, attempts: 0 });
+    (await begin(telemetry, { traceparent: '00-zz-00f067aa0ba902b7-01' })).end({ status: 200, attempts: 0 });
     expect(byKind(SpanKind.SERVER)[0]?.parentSpanContext).toBeUndefined();
   });
 
-  it('leaves a 4xx SERVER span unset with error.type, and marks 5xx and client aborts ERROR', () => {
+  it('leaves a 4xx SERVER span unset with error.type, and marks 5xx and client aborts ERROR', async () => {
     const { telemetry, byKind } = setup();
-    telemetry.startRequest({ headers: {}, request }).end({ status: 400, attempts: 1, error: new InvalidRequestError('bad', { param: 'x' }) });
-    telemetry.startRequest({ headers: {}, request }).end({ status: 502, attempts: 1, error: new UpstreamError('down', { status: 502, reason: 'connection_error' }) });
-    const aborted = telemetry.startRequest({ headers: {}, request });
+    (await begin(telemetry, {})).end({ status: 400, attempts: 1, error: new InvalidRequestError('bad', { param: 'x' }) });
+    (await begin(telemetry, {})).end({ status: 502, attempts: 1, error: new UpstreamError('down', { status: 502, reason: 'connection_error' }) });
+    const aborted = (await begin(telemetry, {}));
     aborted.startAttempt(attempt()); // never ended by the router
     aborted.end({ status: 499, attempts: 1, error: new ClientAbortError() });
     const servers = byKind(SpanKind.SERVER);
@@ -215,9 +214,9 @@ describe('createTelemetry spans', () => {
     expect([client?.status.code, client?.attributes['error.type']]).toStrictEqual([SpanStatusCode.ERROR, 'cancelled']);
   });
 
-  it('sends traceparent of the attempt span upstream, never baggage; off with SIDEGATE_PROPAGATE_UPSTREAM=false', () => {
+  it('sends traceparent of the attempt span upstream, never baggage; off with SIDEGATE_PROPAGATE_UPSTREAM=false', async () => {
     const on = setup();
-    const req = on.telemetry.startRequest({ headers: { traceparent, tracestate: 'vendor=1', baggage: 'secret=x' }, request });
+    const req = (await begin(on.telemetry, { traceparent, tracestate: 'vendor=1', baggage: 'secret=x' }));
     const att = req.startAttempt(attempt());
     const headers = att.traceHeaders();
     att.end({ status: 200, outcome });
@@ -229,12 +228,12 @@ describe('createTelemetry spans', () => {
     });
 
     const off = setup({ SIDEGATE_PROPAGATE_UPSTREAM: 'false' });
-    expect(off.telemetry.startRequest({ headers: {}, request }).startAttempt(attempt()).traceHeaders()).toStrictEqual({});
+    expect((await begin(off.telemetry, {})).startAttempt(attempt()).traceHeaders()).toStrictEqual({});
   });
 
-  it('honours an unsampled traceparent: nothing recorded, the flag propagated', () => {
+  it('honours an unsampled traceparent: nothing recorded, the flag propagated', async () => {
     const { telemetry, spans } = setup();
-    const req = telemetry.startRequest({ headers: { traceparent: traceparent.replace(/-01$/, '-00') }, request });
+    const req = (await begin(telemetry, { traceparent: traceparent.replace(/-01$/, '-00') }));
     const att = req.startAttempt(attempt());
     expect(att.traceHeaders().traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
     att.end({ status: 200, outcome });
@@ -242,9 +241,9 @@ describe('createTelemetry spans', () => {
     expect(spans()).toStrictEqual([]);
   });
 
-  it('records time to first chunk on streamed attempts', () => {
+  it('records time to first chunk on streamed attempts', async () => {
     const { telemetry, byKind } = setup();
-    const req = telemetry.startRequest({ headers: {}, request: { ...request, stream: true } });
+    const req = (await begin(telemetry, {}, { ...request, stream: true }));
     const att = req.startAttempt(attempt());
     att.firstChunk();
     att.end({ status: 200, outcome });
@@ -254,14 +253,14 @@ describe('createTelemetry spans', () => {
     expect(client?.attributes['gen_ai.request.stream']).toStrictEqual(true);
   });
 
-  it('records message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns it on', () => {
+  it('records message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns it on', async () => {
     const off = setup();
-    off.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    (await begin(off.telemetry, {})).end({ status: 200, attempts: 0 });
     expect(JSON.stringify(off.spans()[0]?.attributes)).not.toContain('hello there');
 
     for (const value of ['true', 'SPAN_ONLY']) {
       const on = setup({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value });
-      const req = on.telemetry.startRequest({ headers: {}, request });
+      const req = (await begin(on.telemetry, {}));
       req.startAttempt(attempt()).end({ status: 200, outcome, output: [{ content: 'hi!', finishReason: 'stop' }] });
       req.end({ status: 200, attempts: 1 });
       const server = on.byKind(SpanKind.SERVER)[0];
@@ -275,26 +274,26 @@ describe('createTelemetry spans', () => {
     }
   });
 
-  it('sets the service name from OTEL_SERVICE_NAME, default sidegate, and resource attributes', () => {
+  it('sets the service name from OTEL_SERVICE_NAME, default sidegate, and resource attributes', async () => {
     const a = setup();
-    a.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    (await begin(a.telemetry, {})).end({ status: 200, attempts: 0 });
     expect(a.spans()[0]?.resource.attributes['service.name']).toStrictEqual('sidegate');
     const b = setup({ OTEL_SERVICE_NAME: 'edge-gw', OTEL_RESOURCE_ATTRIBUTES: 'k8s.pod.name=pod-1,service.name=ignored' });
-    b.telemetry.startRequest({ headers: {}, request }).end({ status: 200, attempts: 0 });
+    (await begin(b.telemetry, {})).end({ status: 200, attempts: 0 });
     expect(b.spans()[0]?.resource.attributes).toMatchObject({ 'service.name': 'edge-gw', 'k8s.pod.name': 'pod-1' });
   });
 
-  it('is a no-op with OTEL_SDK_DISABLED=true', () => {
+  it('is a no-op with OTEL_SDK_DISABLED=true', async () => {
     const { telemetry, spans } = setup({ OTEL_SDK_DISABLED: 'true' });
-    const req = telemetry.startRequest({ headers: { traceparent }, request });
+    const req = (await begin(telemetry, { traceparent }));
     req.end({ status: 200, attempts: 0 });
     expect(spans()).toStrictEqual([]);
-    expect(req.responseHeaders()).toStrictEqual({});
+    expect(req.sampled()).toBeUndefined();
   });
 
-  it('never ends a span twice and never throws from end', () => {
+  it('never ends a span twice and never throws from end', async () => {
     const { telemetry, spans } = setup();
-    const req = telemetry.startRequest({ headers: {}, request });
+    const req = (await begin(telemetry, {}));
     req.end({ status: 200, attempts: 0 });
     req.end({ status: 500, attempts: 0 });
     expect(spans()).toHaveLength(1);
@@ -302,9 +301,9 @@ describe('createTelemetry spans', () => {
 });
 
 describe('createTelemetry span times', () => {
-  it('never shows back-to-back attempts overlapping (one monotonic clock, not whole milliseconds)', () => {
+  it('never shows back-to-back attempts overlapping (one monotonic clock, not whole milliseconds)', async () => {
     const { telemetry, spans } = setup();
-    const req = telemetry.startRequest({ headers: {}, request });
+    const req = (await begin(telemetry, {}));
     for (let i = 1; i <= 300; i++) req.startAttempt(attempt({ attemptNumber: i })).end({ status: 503, error: new Error('x') });
     req.end({ status: 503, attempts: 300 });
     const nanos = ([s, ns]: [number, number]) => BigInt(s) * 1_000_000_000n + BigInt(ns);
@@ -334,7 +333,7 @@ describe('createTelemetry metrics with OTLP push on', () => {
         logger: () => {},
       });
       for (let i = 0; i < 2; i++) {
-        const req = telemetry.startRequest({ headers: {}, request });
+        const req = (await begin(telemetry, {}));
         req.startAttempt(attempt()).end({ status: 200, outcome });
         req.end({ status: 200, outcome, attempts: 1 });
         // Rendering twice must not reset anything: Prometheus counts are cumulative.
@@ -352,7 +351,7 @@ describe('createTelemetry metrics with OTLP push on', () => {
 describe('createTelemetry metrics', () => {
   it('renders GenAI histograms with semconv buckets and request counts as Prometheus text', async () => {
     const { telemetry } = setup();
-    const req = telemetry.startRequest({ headers: {}, request });
+    const req = (await begin(telemetry, {}));
     req.startAttempt(attempt()).end({ status: 200, outcome });
     req.end({ status: 200, outcome, attempts: 1 });
     const text = (await telemetry.renderMetrics?.()) ?? '';

@@ -6,8 +6,7 @@
  * `create-otlp-exporters.ts` and `create-sampler.ts`; `error.type` in `error-type-of.ts`.
  *
  * Invariants: built once at startup (the only place that may throw, for a bad `SIDEGATE_*`
- * setting); on the request path nothing throws except `startRequest` with an
- * `InvalidRequestError`; export is batched and never awaited by a request; every handle ends once.
+ * setting); nothing throws on the request path; export is batched and never awaited by a request; every handle ends once.
  */
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { noopTelemetry } from './noop-telemetry.js';
@@ -24,7 +23,10 @@ export interface CreateTelemetryOptions {
   logger?: (line: string) => void;
   /** Replaces the OTLP/console span processors (tests: `SimpleSpanProcessor(InMemorySpanExporter)`). */
   spanProcessorOverride?: SpanProcessor;
-  /** Shared with logs→spans so ids named by logs and requests never collide (Decision 1). */
+  /**
+   * Span ids chosen by clients (Decision 1): claimed by the request context for requests and by
+   * log spans. Default a new one, exposed as `spanIds` so the gateway shares it.
+   */
   spanIdRegistry?: SpanIdRegistry;
 }
 
@@ -35,14 +37,15 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): SidegateT
   const logger = options.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
   const warn = (message: string) => logger(`sidegate telemetry: ${message}`);
   const config = readOtelConfig(env, warn);
+  const spanIds = options.spanIdRegistry ?? new SpanIdRegistry();
   if (config.disabled) {
-    return { ...noopTelemetry, config, forceFlush: async () => {}, droppedSpans: () => 0 };
+    return { ...noopTelemetry, config, spanIds, forceFlush: async () => {}, droppedSpans: () => 0 };
   }
   return new OtelTelemetry(config, {
     env,
     warn,
     serviceVersion: options.serviceVersion,
     spanProcessorOverride: options.spanProcessorOverride,
-    registry: options.spanIdRegistry ?? new SpanIdRegistry(),
+    registry: spanIds,
   });
 }

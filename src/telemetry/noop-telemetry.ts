@@ -8,8 +8,7 @@ const noopAttempt: AttemptSpan = {
 };
 
 const noopRequest: RequestSpan = {
-  metadata: {},
-  responseHeaders: () => ({}),
+  sampled: () => undefined,
   startAttempt: () => noopAttempt,
   end: () => {},
 };

@@ -1,7 +1,7 @@
 /**
  * The request span (SERVER), one per call (DESIGN "Tracing model", Decisions 1–4): named
- * `x-gateway-span-name` or `chat {model}`, filed under the incoming context with the ids the
- * client chose, carrying the logical call's GenAI attributes and metadata; its attempts are
+ * `x-gateway-span-name` or `{operation} {model}`, filed under the incoming context with the ids
+ * the request context chose, carrying the logical call's GenAI attributes and metadata; its attempts are
  * children. Also records `gen_ai.server.request.duration`. Never throws from its methods.
  */
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,6 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { ClientAbortError } from '../errors.js';
 import { errorTypeOf, statusMessageOf } from './error-type-of.js';
-import type { IncomingContext } from './extract-context.js';
 import {
   ATTR_GATEWAY_ATTEMPTS,
   ATTR_GATEWAY_SPAN_ID,
@@ -29,34 +28,33 @@ import { startOtelAttemptSpan, type OtelAttemptSpan } from './otel-attempt-span.
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL } from './semconv-incubating.js';
 import type { SpanKit } from './span-kit.js';
 import type { AttemptSpan, AttemptStart, RequestEnd, RequestSpan, RequestStart } from './telemetry.js';
-import { w3cHeaders } from './w3c-headers.js';
 
 // Span times come from one monotonic clock (`hrTime()`: performance.timeOrigin + now, ns), passed
 // explicitly at start and end. Left to itself the SDK anchors each span's start on Date.now()
 // (whole milliseconds), so back-to-back attempts could appear to overlap by up to 1 ms in Jaeger.
-export function startOtelRequestSpan(kit: SpanKit, start: RequestStart, incoming: IncomingContext, portkey: boolean): RequestSpan {
-  const model = start.request.model;
+export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): RequestSpan {
+  const { trace: ids, metadata } = start.context;
   const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: 'chat',
-    [ATTR_GEN_AI_REQUEST_MODEL]: model,
+    [ATTR_GEN_AI_OPERATION_NAME]: start.operation,
+    [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
     [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-    [ATTR_HTTP_ROUTE]: '/v1/chat/completions',
+    [ATTR_HTTP_ROUTE]: start.route,
   };
-  if (incoming.clientTraceId !== undefined) attributes[ATTR_GATEWAY_TRACE_ID] = incoming.clientTraceId;
-  if (incoming.clientSpanId !== undefined) attributes[ATTR_GATEWAY_SPAN_ID] = incoming.clientSpanId;
+  if (ids.clientTraceId !== undefined) attributes[ATTR_GATEWAY_TRACE_ID] = ids.clientTraceId;
+  if (ids.clientSpanId !== undefined) attributes[ATTR_GATEWAY_SPAN_ID] = ids.clientSpanId;
 
+  // The ids are the request context's (Decision 1 is applied there); the SDK is handed them.
   const links: Link[] = [];
-  const parentContext = incoming.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, incoming.parent) : ROOT_CONTEXT;
-  const traceId = incoming.traceId ?? kit.ids.generateTraceId();
-  if (incoming.requestedSpanId !== undefined) {
-    if (kit.registry.claim(traceId, incoming.requestedSpanId)) kit.ids.nextSpanId = incoming.requestedSpanId;
-    else links.push({ context: { traceId, spanId: incoming.requestedSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } });
+  if (ids.reusedSpanId !== undefined) {
+    links.push({ context: { traceId: ids.traceId, spanId: ids.reusedSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } });
   }
-  if (incoming.parent === undefined) kit.ids.nextTraceId = traceId;
+  const parentContext = ids.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, ids.parent) : ROOT_CONTEXT;
+  if (ids.parent === undefined) kit.ids.nextTraceId = ids.traceId;
+  kit.ids.nextSpanId = ids.spanId;
   let span: Span;
   try {
     span = kit.tracer.startSpan(
-      incoming.spanName ?? `chat ${model}`,
+      ids.spanName ?? `${start.operation} ${start.model}`,
       { kind: SpanKind.SERVER, attributes, links, startTime: hrTime() },
       parentContext,
     );
@@ -66,20 +64,22 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart, incoming
   }
   let requestAttributes: Attributes = {};
   if (span.isRecording()) {
-    requestAttributes = getRequestAttributes(start.request);
-    span.setAttributes(requestAttributes);
-    for (const [key, value] of Object.entries(incoming.metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
-    if (kit.capture !== 'none') {
-      const content = getInputContentAttributes(start.request.messages);
+    if (start.chat !== undefined) {
+      requestAttributes = getRequestAttributes(start.chat);
+      span.setAttributes(requestAttributes);
+    }
+    if (start.attributes !== undefined) span.setAttributes(start.attributes as Attributes);
+    for (const [key, value] of Object.entries(metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
+    if (kit.capture !== 'none' && start.chat !== undefined) {
+      const content = getInputContentAttributes(start.chat.messages);
       if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
       if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
     }
   }
-  return new OtelRequestSpan(kit, span, incoming, model, portkey, requestAttributes);
+  return new OtelRequestSpan(kit, span, start.operation, start.model, requestAttributes);
 }
 
 class OtelRequestSpan implements RequestSpan {
-  readonly metadata: Readonly<Record<string, string>>;
   readonly #startedAt = performance.now();
   readonly #open = new Set<OtelAttemptSpan>();
   #ended = false;
@@ -87,23 +87,17 @@ class OtelRequestSpan implements RequestSpan {
   constructor(
     private readonly kit: SpanKit,
     private readonly span: Span,
-    private readonly incoming: IncomingContext,
+    private readonly operation: string,
     private readonly model: string,
-    private readonly portkey: boolean,
     /** `gen_ai.request.*` of the logical call, repeated on each attempt (the semconv inference span). */
     private readonly requestAttributes: Attributes,
-  ) {
-    this.metadata = Object.freeze(incoming.metadata); // built fresh for this request by extractContext
-  }
+  ) {}
 
-  responseHeaders(): Record<string, string> {
+  sampled(): boolean | undefined {
     try {
-      const traceId = this.incoming.clientTraceId ?? this.span.spanContext().traceId;
-      const out: Record<string, string> = { 'x-gateway-trace-id': traceId, ...w3cHeaders(this.span, 'traceparent') };
-      if (this.portkey) out['x-portkey-trace-id'] = traceId;
-      return out;
+      return (this.span.spanContext().traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
     } catch {
-      return {};
+      return undefined;
     }
   }
 
@@ -139,7 +133,7 @@ class OtelRequestSpan implements RequestSpan {
       }
       span.end(hrTime());
       const attrs: Attributes = {
-        [ATTR_GEN_AI_OPERATION_NAME]: 'chat',
+        [ATTR_GEN_AI_OPERATION_NAME]: this.operation,
         [ATTR_GEN_AI_REQUEST_MODEL]: this.model,
         [ATTR_HTTP_RESPONSE_STATUS_CODE]: result.status,
       };

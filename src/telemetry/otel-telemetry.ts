@@ -1,22 +1,19 @@
 /**
  * The real OpenTelemetry implementation of `Telemetry`: wires the resource, tracer provider,
  * metrics and propagators built at startup, and starts request spans (`otel-request-span.ts`),
- * whose attempts are `otel-attempt-span.ts`.
+ * whose attempts are `otel-attempt-span.ts`. Incoming context is read by the server
+ * (`server/request-context.ts`), not here.
  */
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import type { MeterProvider, IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { TextMapPropagator } from '@opentelemetry/api';
-import { usesPortkeyPrefix } from '../config/header-aliases.js';
 import { ChosenIdGenerator } from './chosen-id-generator.js';
 import { createMetrics } from './create-metrics.js';
 import { createTracerProvider } from './create-tracer-provider.js';
 import { DropReporter } from './drop-reporter.js';
 import { emitSpan } from './emit-span.js';
-import { extractContext } from './extract-context.js';
 import type { FeedbackVersion } from '../feedback/parse-feedback.js';
 import { feedbackToSpan } from './feedback-span.js';
 import { logToSpan, type IdentifiedLog } from './log-span.js';
@@ -26,7 +23,7 @@ import { loadPricingTable } from './pricing.js';
 import { readPropagateUpstream } from './read-propagate-upstream.js';
 import type { OtelConfig } from './read-otel-config.js';
 import { shutdownWithDeadline } from './shutdown-with-deadline.js';
-import { SpanIdRegistry } from './span-id-registry.js';
+import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
 import type { RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
 
@@ -42,14 +39,15 @@ export class OtelTelemetry implements SidegateTelemetry {
   readonly config: OtelConfig;
   readonly #provider: BasicTracerProvider;
   readonly #kit: SpanKit;
-  readonly #extractor: TextMapPropagator;
   readonly #meterProvider: MeterProvider;
   readonly #metricsSource: IMetricReader;
   readonly #serializer = new PrometheusSerializer();
   readonly #drops: DropReporter;
+  readonly spanIds: SpanIdRegistry;
 
   constructor(config: OtelConfig, deps: OtelTelemetryDeps) {
     this.config = config;
+    this.spanIds = deps.registry;
     const resource = defaultResource().merge(
       resourceFromAttributes({
         ...config.resourceAttributes,
@@ -78,17 +76,11 @@ export class OtelTelemetry implements SidegateTelemetry {
       propagateUpstream: readPropagateUpstream(deps.env),
       capture: config.captureContent,
     };
-
-    const propagators: TextMapPropagator[] = [];
-    if (config.propagators.includes('tracecontext')) propagators.push(new W3CTraceContextPropagator());
-    if (config.propagators.includes('baggage')) propagators.push(new W3CBaggagePropagator());
-    this.#extractor = new CompositePropagator({ propagators });
   }
 
   startRequest(start: RequestStart): RequestSpan {
-    const incoming = extractContext(start.headers, this.#extractor);
     try {
-      return startOtelRequestSpan(this.#kit, start, incoming, usesPortkeyPrefix(start.headers));
+      return startOtelRequestSpan(this.#kit, start);
     } catch {
       // Telemetry never hurts the request: an SDK surprise degrades to no span.
       return noopTelemetry.startRequest(start);

@@ -9,6 +9,7 @@ import type { SpanIdRegistry } from './span-id-registry.js';
 export interface SpanKit {
   tracer: Tracer;
   ids: ChosenIdGenerator;
+  /** Span ids logs name (Decision 1), the same registry the request context claims requests' ids in. */
   registry: SpanIdRegistry;
   instruments: Instruments;
   pricing: PricingTable;

@@ -1,20 +1,35 @@
 /**
  * The one small interface through which the server and routing reach telemetry (STYLE §9).
- * Nothing outside `telemetry/` imports `@opentelemetry/*`. Every handle is ended exactly once;
- * implementations never throw from `end`, `firstChunk` or header getters (telemetry never hurts
- * the request). Only `startRequest` may throw, with an `InvalidRequestError` for bad tracing
- * headers (e.g. `x-gateway-metadata` that is not a JSON object of strings).
+ * No file in `providers/` or `routing/` imports `@opentelemetry/*`. Telemetry receives the
+ * request context the server parsed (DESIGN Decision 18) and decides nothing: it never throws,
+ * never validates a header, and the ids of the request span are the context's. Every handle is
+ * ended exactly once; implementations never throw from any method (telemetry never hurts the
+ * request).
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
+import type { RequestContext } from '../server/request-context.js';
 import type { OtelConfig } from './read-otel-config.js';
+import type { SpanIdRegistry } from './span-id-registry.js';
 import type { FeedbackVersion } from '../feedback/parse-feedback.js';
 import type { IdentifiedLog } from './log-span.js';
 
+/** Extra span attribute values a front door may add (e.g. `gateway.prompt.id`). */
+export type ExtraAttributes = Readonly<Record<string, string | number | boolean | readonly string[]>>;
+
 export interface RequestStart {
-  headers: IncomingHttpHeaders;
-  request: ChatCompletionRequest;
+  /** The gateway's request context: the span's ids, parent, name and metadata come from it. */
+  context: Pick<RequestContext, 'trace' | 'metadata'>;
+  /** `gen_ai.operation.name` of the logical call: `chat`, `embeddings`, … (also the default span name prefix). */
+  operation: string;
+  /** The model the client asked for (`gen_ai.request.model`). */
+  model: string;
+  /** `http.route` of the front door, e.g. `/v1/chat/completions`. */
+  route: string;
+  /** The chat request, when the operation is one: `gen_ai.request.*` and captured input come from it. */
+  chat?: ChatCompletionRequest;
+  /** Added to the request span as they are. */
+  attributes?: ExtraAttributes;
 }
 
 export interface AttemptStart {
@@ -71,16 +86,19 @@ export interface RequestEnd {
 }
 
 export interface RequestSpan {
-  /** Metadata after merging `baggage` and `x-gateway-metadata` (for conditional routing). */
-  readonly metadata: Readonly<Record<string, string>>;
-  /** `x-gateway-trace-id` and `traceparent` for the response. */
-  responseHeaders(): Record<string, string>;
+  /**
+   * The sampling decision for the response `traceparent`: true/false when a span was started,
+   * undefined when telemetry is off (the context's incoming flag is used then).
+   */
+  sampled(): boolean | undefined;
   startAttempt(start: AttemptStart): AttemptSpan;
   end(result: RequestEnd): void;
 }
 
 export interface Telemetry {
   startRequest(start: RequestStart): RequestSpan;
+  /** The span-id registry its log spans claim ids in; the gateway's request context shares it (Decision 1). */
+  readonly spanIds?: SpanIdRegistry;
   /** Exports each validated log of `POST /v1/logs` as one span (DESIGN Decision 16). Never throws. */
   recordLogs?(logs: readonly IdentifiedLog[]): void;
   /** Exports one feedback version as a `feedback` span in its trace; `atMs` is when it arrived. Never throws. */

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googleError, type Emulator } from '../../src/emulator/index.js';
 import type { RunningGateway } from '../../src/server/start.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
-import { mapTraceId } from '../../src/telemetry/map-id.js';
+import { mapSpanId, mapTraceId } from '../../src/telemetry/map-id.js';
+import type { RequestStart } from '../../src/telemetry/telemetry.js';
 import { CLIENT, ERROR, SERVER, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
 import { ensureBinary, readTrace, startJaeger, type Jaeger, type StoredSpan } from './otel-binaries.js';
 
@@ -210,10 +211,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
       },
     });
     const traceId = mapTraceId(`proto-${protocol}-${Date.now()}`);
-    const span = telemetry.startRequest({
-      headers: { 'x-gateway-trace-id': traceId },
-      request: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] },
-    });
+    const span = telemetry.startRequest(chatStart(traceId));
     span.end({ status: 200, attempts: 0 });
     await telemetry.shutdown(10_000);
     const [stored] = await readTrace(jaeger.query, traceId, 1);
@@ -227,7 +225,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_METRICS_EXPORTER: 'none' },
       logger: (line) => lines.push(line),
     });
-    const span = telemetry.startRequest({ headers: {}, request: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] } });
+    const span = telemetry.startRequest(chatStart(mapTraceId(`dead-${Date.now()}`)));
     span.end({ status: 200, attempts: 0 });
     await telemetry.forceFlush();
     expect(telemetry.droppedSpans()).toStrictEqual(1);
@@ -236,3 +234,15 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
     await telemetry.shutdown(1000);
   });
 });
+
+/** A request span start as the server makes it: the ids come from the request context. */
+function chatStart(traceId: string): RequestStart {
+  const chat = { model: 'gemini-2.5-flash', messages: [{ role: 'user' as const, content: 'x' }] };
+  return {
+    context: { metadata: {}, trace: { traceId, spanId: mapSpanId(traceId), traceFlags: 1 } },
+    operation: 'chat',
+    model: chat.model,
+    route: '/v1/chat/completions',
+    chat,
+  };
+}

@@ -26,10 +26,11 @@ export interface RoutingHarness extends Harness {
   reset(): void;
 }
 
-export async function startRoutingHarness(settings: Partial<Settings> = {}): Promise<RoutingHarness> {
+/** `telemetry: 'off'` runs the same world with `OTEL_SDK_DISABLED=true` (no span is recorded). */
+export async function startRoutingHarness(settings: Partial<Settings> = {}, options: { telemetry?: 'on' | 'off' } = {}): Promise<RoutingHarness> {
   const exporter = new InMemorySpanExporter();
   const telemetry = createTelemetry({
-    env: { OTEL_METRICS_EXPORTER: 'none' },
+    env: { OTEL_METRICS_EXPORTER: 'none', ...(options.telemetry === 'off' ? { OTEL_SDK_DISABLED: 'true' } : {}) },
     logger: () => {},
     spanProcessorOverride: new SimpleSpanProcessor(exporter),
   });

@@ -1,5 +1,5 @@
 /**
- * Incoming trace context (DESIGN "Tracing model", Decisions 1–2): W3C `traceparent`,
+ * The tracing part of the request context (DESIGN "Tracing model", Decisions 1–2, 18): W3C `traceparent`,
  * `tracestate` and `baggage` through OTel's own propagators, then the `x-gateway-*` headers
  * (or their `x-portkey-*` aliases), which win. Parsers copy the propagators' shape: a pure
  * `parseX(value)` returning a value or `null`. Bad tracing headers keep the incoming context;
@@ -21,7 +21,7 @@ import {
 } from '@opentelemetry/api';
 import { canonicalHeader } from '../config/header-aliases.js';
 import { InvalidRequestError } from '../errors.js';
-import { mapSpanId, mapTraceId } from './map-id.js';
+import { mapSpanId, mapTraceId } from '../telemetry/map-id.js';
 
 export const METADATA_LIMITS = Object.freeze({
   headerBytes: 8192,
@@ -32,7 +32,7 @@ export const METADATA_LIMITS = Object.freeze({
 export const BAGGAGE_LIMITS = Object.freeze({ headerBytes: 8192, members: 180 });
 export const SPAN_NAME_MAX_LENGTH = 256;
 
-export interface IncomingContext {
+export interface IncomingTrace {
   /** 32-hex trace id to use; undefined means a new trace. */
   traceId?: string;
   /** The client's own `x-gateway-trace-id` (echoed in the response, kept as `gateway.trace_id`). */
@@ -82,10 +82,10 @@ export function parseSpanName(value: string): string | null {
 }
 
 /**
- * Builds the incoming context of one request. Throws `InvalidRequestError` only for invalid
+ * Reads the incoming trace context and metadata of one request. Throws `InvalidRequestError` only for invalid
  * `x-gateway-metadata` or oversized `baggage`; anything else malformed is ignored.
  */
-export function extractContext(headers: IncomingHttpHeaders, propagator: TextMapPropagator): IncomingContext {
+export function readTraceHeaders(headers: IncomingHttpHeaders, propagator: TextMapPropagator): IncomingTrace {
   const rawBaggage = headers.baggage;
   const baggageText = Array.isArray(rawBaggage) ? rawBaggage.join(',') : rawBaggage;
   if (baggageText !== undefined && Buffer.byteLength(baggageText, 'utf8') > BAGGAGE_LIMITS.headerBytes) {
@@ -119,7 +119,7 @@ export function extractContext(headers: IncomingHttpHeaders, propagator: TextMap
     Object.assign(metadata, parsed);
   }
 
-  const result: IncomingContext = { metadata };
+  const result: IncomingTrace = { metadata };
   const traceHeader = canonicalHeader(headers, 'x-gateway-trace-id');
   const clientTraceId = traceHeader === undefined ? null : parseClientId(traceHeader);
   if (clientTraceId !== null) result.clientTraceId = clientTraceId;

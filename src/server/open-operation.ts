@@ -1,0 +1,122 @@
+/**
+ * The part of every operation (chat, embeddings, …) between the front door and the provider
+ * call, whatever the provider method: resolve the plan from the request context, start the
+ * request span, watch for the client going away, and build the response headers. `run-chat-
+ * operation.ts` is its main user; an operation that is not a chat completion (embeddings) opens
+ * one, passes `attempts` to `routeAttempts` with its own provider call, then calls `succeed`
+ * or `fail`. Per request; every path ends the span exactly once.
+ */
+import type { ServerResponse } from 'node:http';
+import { mirrorResponseHeaders } from '../config/header-aliases.js';
+import { ClientAbortError } from '../errors.js';
+import type { ChatCompletionRequest } from '../openai/chat-request.js';
+import type { CallOutcome } from '../providers/provider.js';
+import { resolvePlan } from '../routing/resolve-plan.js';
+import type { TargetEnvironment } from '../routing/resolve-target.js';
+import type { AttemptContext, ProviderRegistry, RouteStats } from '../routing/route-request.js';
+import type { ExtraAttributes, RequestSpan, Telemetry } from '../telemetry/telemetry.js';
+import type { RequestContext } from './request-context.js';
+import { sendError } from './respond.js';
+import { responseTraceHeaders } from './response-trace-headers.js';
+
+export interface OperationDeps {
+  telemetry: Telemetry;
+  providers: ProviderRegistry;
+  /** Virtual keys, base URLs and the custom-host allow-list, for resolving targets. */
+  targetEnv: TargetEnvironment;
+}
+
+export interface OperationStart {
+  context: RequestContext;
+  /** `gen_ai.operation.name` of the logical call: `chat`, `embeddings`, … */
+  operation: string;
+  /** The model the client asked for. */
+  model: string;
+  /** `http.route` of the front door, e.g. `/v1/chat/completions`. */
+  route: string;
+  /** The client's body as conditional routing sees it (`params.*`). */
+  params: Readonly<Record<string, unknown>>;
+  /** For a chat operation: `gen_ai.request.*` of the request span come from it. */
+  chat?: ChatCompletionRequest;
+  /** Extra request-span attributes (e.g. `gateway.prompt.id`). */
+  attributes?: ExtraAttributes;
+}
+
+export interface Operation {
+  /** Hand to `routeAttempts` (or `routeChat` with the request). */
+  readonly attempts: AttemptContext;
+  readonly stats: RouteStats;
+  readonly span: RequestSpan;
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+  /** Trace, retry-count and last-target headers of the answer (mirrored for Portkey clients). */
+  responseHeaders(): Record<string, string>;
+  /** The answer was written: ends the span with its status and outcome. */
+  succeed(status: number, outcome?: CallOutcome): void;
+  /** Writes the error envelope (nothing when the client is gone: 499) and ends the span with it. */
+  fail(error: unknown): void;
+  /** Ends the span for an answer that already started and then failed or was cut (streams). */
+  end(status: number, outcome: CallOutcome | undefined, error?: unknown): void;
+}
+
+/** Throws (before any span starts) for a target the plan cannot resolve: missing key, unknown virtual key. */
+export function openOperation(deps: OperationDeps, res: ServerResponse, start: OperationStart): Operation {
+  const { context } = start;
+  const plan = resolvePlan(context, deps.targetEnv);
+  const span = deps.telemetry.startRequest({
+    context,
+    operation: start.operation,
+    model: start.model,
+    route: start.route,
+    ...(start.chat !== undefined ? { chat: start.chat } : {}),
+    ...(start.attributes !== undefined ? { attributes: start.attributes } : {}),
+  });
+
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort(new ClientAbortError());
+  };
+  res.once('close', onClose);
+
+  const stats: RouteStats = { attempts: 0 };
+  const end = (status: number, outcome: CallOutcome | undefined, error?: unknown) => {
+    res.off('close', onClose);
+    span.end({
+      status,
+      attempts: stats.attempts,
+      ...(outcome !== undefined ? { outcome } : {}),
+      ...(error !== undefined ? { error } : {}),
+      ...(stats.finalTarget !== undefined ? { finalTarget: stats.finalTarget } : {}),
+    });
+  };
+  const responseHeaders = () => {
+    const headers: Record<string, string> = {
+      ...responseTraceHeaders(context.trace, span.sampled()),
+      'x-gateway-retry-attempt-count': String(Math.max(0, stats.attempts - 1)),
+    };
+    if (stats.finalTarget !== undefined) headers['x-gateway-last-used-option-index'] = stats.finalTarget;
+    return context.portkey ? mirrorResponseHeaders(headers) : headers;
+  };
+
+  return {
+    attempts: {
+      plan,
+      span,
+      metadata: context.metadata,
+      params: start.params,
+      model: start.model,
+      providers: deps.providers,
+      signal: abort.signal,
+    },
+    stats,
+    span,
+    signal: abort.signal,
+    responseHeaders,
+    succeed: (status, outcome) => end(status, outcome),
+    fail(error) {
+      if (abort.signal.aborted) end(499, undefined, new ClientAbortError());
+      else end(sendError(res, error, responseHeaders()), undefined, error);
+    },
+    end,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The request context (DESIGN Decision 18): everything the gateway reads from a request's
+ * headers, parsed and validated once, before routing, by the server. Routing reads it (metadata
+ * for conditional routing, the config, the credentials); telemetry receives it (the ids the
+ * request span must carry, metadata for attributes) and decides nothing. So with
+ * `OTEL_SDK_DISABLED=true` every answer, header, route and error stays the same.
+ *
+ * Per request; the only state it touches is the bounded span-id registry (Decision 1), so an id
+ * reused in a trace gets a fresh one whether or not telemetry is on.
+ *
+ * Throws `InvalidRequestError` (400) for bad `x-gateway-metadata`, oversized `baggage`, an
+ * unknown `x-gateway-provider`, a bad `x-gateway-request-timeout` or a bad `x-gateway-config`,
+ * and `NotFoundError` for an unknown stored config id.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { TraceFlags, type SpanContext, type TextMapPropagator } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { canonicalHeader, usesPortkeyPrefix } from '../config/header-aliases.js';
+import type { RoutingConfig, RoutingConfigStore } from '../config/routing-config.js';
+import type { SpanIdRegistry } from '../telemetry/span-id-registry.js';
+import { readCredentialHeaders, type RequestCredentials } from './read-credential-headers.js';
+import { readTraceHeaders } from './read-trace-headers.js';
+
+/** The ids and names of the gateway's request span, chosen here so they do not depend on telemetry. */
+export interface RequestTrace {
+  /** 32-hex trace id of the request span (the client's, mapped, or new). */
+  traceId: string;
+  /** 16-hex id of the request span (the one the client asked for when free, else new). */
+  spanId: string;
+  /** Sampled flag of the incoming context (`SAMPLED` for a new trace). */
+  traceFlags: number;
+  /** The span the request span is filed under (remote), if any. */
+  parent?: SpanContext;
+  /** The client's own `x-gateway-trace-id` (echoed in the response, kept as `gateway.trace_id`). */
+  clientTraceId?: string;
+  /** The client's own `x-gateway-span-id` (kept as `gateway.span_id`). */
+  clientSpanId?: string;
+  /** A requested span id already used in this trace: the request span links to its first holder. */
+  reusedSpanId?: string;
+  /** `x-gateway-span-name`. */
+  spanName?: string;
+}
+
+export interface RequestContext {
+  /** `baggage` merged with `x-gateway-metadata` (which wins); frozen. */
+  metadata: Readonly<Record<string, string>>;
+  trace: RequestTrace;
+  /** Provider, virtual key, `Authorization`, custom host, strictness and timeout headers. */
+  credentials: RequestCredentials;
+  /** The routing config of `x-gateway-config` (inline or stored), already validated. */
+  config?: RoutingConfig;
+  /** The client spoke Portkey's header dialect: mirror response headers with `x-portkey-`. */
+  portkey: boolean;
+}
+
+export interface RequestContextEnv {
+  configs: RoutingConfigStore;
+  /** Default per-attempt timeout (`SIDEGATE_UPSTREAM_TIMEOUT_MS`). */
+  timeoutMs: number;
+  spanIds: SpanIdRegistry;
+  /** Reads `traceparent` / `tracestate` / `baggage`; see `createContextPropagator`. */
+  propagator: TextMapPropagator;
+}
+
+/** The W3C propagators `OTEL_PROPAGATORS` names (both by default), for reading incoming context. */
+export function createContextPropagator(names: ReadonlyArray<'tracecontext' | 'baggage'> = ['tracecontext', 'baggage']): TextMapPropagator {
+  const propagators: TextMapPropagator[] = [];
+  if (names.includes('tracecontext')) propagators.push(new W3CTraceContextPropagator());
+  if (names.includes('baggage')) propagators.push(new W3CBaggagePropagator());
+  return new CompositePropagator({ propagators });
+}
+
+/** The routing part alone (credentials and config), for routes that call upstream without a span (model list). */
+export async function readRoutingHeaders(
+  headers: IncomingHttpHeaders,
+  env: Pick<RequestContextEnv, 'configs' | 'timeoutMs'>,
+): Promise<Pick<RequestContext, 'credentials' | 'config'>> {
+  const credentials = readCredentialHeaders(headers, env.timeoutMs);
+  const configHeader = canonicalHeader(headers, 'x-gateway-config');
+  const config = configHeader === undefined ? undefined : await env.configs.resolve(configHeader);
+  return config === undefined ? { credentials } : { credentials, config };
+}
+
+/** Parses a request's headers into its context (after the front door has parsed its body). */
+export async function readRequestContext(headers: IncomingHttpHeaders, env: RequestContextEnv): Promise<RequestContext> {
+  const incoming = readTraceHeaders(headers, env.propagator);
+  const { credentials, config } = await readRoutingHeaders(headers, env);
+
+  const traceId = incoming.traceId ?? newId(16);
+  const trace: RequestTrace = { traceId, spanId: '', traceFlags: incoming.parent?.traceFlags ?? TraceFlags.SAMPLED };
+  if (incoming.requestedSpanId !== undefined && env.spanIds.claim(traceId, incoming.requestedSpanId)) {
+    trace.spanId = incoming.requestedSpanId;
+  } else {
+    if (incoming.requestedSpanId !== undefined) trace.reusedSpanId = incoming.requestedSpanId;
+    trace.spanId = newId(8);
+  }
+  if (incoming.parent !== undefined) trace.parent = incoming.parent;
+  if (incoming.clientTraceId !== undefined) trace.clientTraceId = incoming.clientTraceId;
+  if (incoming.clientSpanId !== undefined) trace.clientSpanId = incoming.clientSpanId;
+  if (incoming.spanName !== undefined) trace.spanName = incoming.spanName;
+
+  return {
+    metadata: Object.freeze(incoming.metadata),
+    trace,
+    credentials,
+    ...(config !== undefined ? { config } : {}),
+    portkey: usesPortkeyPrefix(headers),
+  };
+}
+
+/** A random non-zero id of `bytes` bytes as lower-case hex (W3C: all zeros is invalid). */
+function newId(bytes: number): string {
+  for (;;) {
+    const id = randomBytes(bytes).toString('hex');
+    if (!/^0+$/.test(id)) return id;
+  }
+}

@@ -4,6 +4,10 @@
  * and error classes (`OpenAI.BadRequestError`…) like any other call.
  */
 import type OpenAI from 'openai';
+import type { TraceList } from '../traces/read-summaries.js';
+import type { TraceSummary } from '../traces/summarize-trace.js';
+
+export type { TraceList, TraceSummary };
 
 type RequestOptions = Awaited<NonNullable<Parameters<OpenAI['get']>[1]>>;
 
@@ -37,9 +41,6 @@ export interface FeedbackResponse {
   message: string;
   feedback_ids: string[];
 }
-
-/** A trace summary as `GET /v1/traces/{id}` answers it (span tree and totals; see the README). */
-export type TraceSummary = Record<string, unknown>;
 
 export interface TracesListParams {
   /** How far back, e.g. `1h`, `30m`. */
@@ -76,10 +77,10 @@ export class Traces {
     return this.client.get<TraceSummary>(`/traces/${encodeURIComponent(traceId)}`, options);
   }
 
-  list(params: TracesListParams = {}, options?: RequestOptions): Promise<Record<string, unknown>> {
+  list(params: TracesListParams = {}, options?: RequestOptions): Promise<TraceList> {
     const query: Record<string, string> = {};
     if (params.since !== undefined) query.since = params.since;
     if (params.limit !== undefined) query.limit = String(params.limit);
-    return this.client.get<Record<string, unknown>>('/traces', { ...options, query });
+    return this.client.get<TraceList>('/traces', { ...options, query });
   }
 }

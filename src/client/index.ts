@@ -10,6 +10,7 @@ export type {
   FeedbackUpdateParams,
   LogsInsertResponse,
   SidegateLog,
+  TraceList,
   TraceSummary,
   TracesListParams,
 } from './gateway-resources.js';

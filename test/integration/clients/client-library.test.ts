@@ -150,6 +150,15 @@ describe('client.logs and client.feedback', () => {
   });
 });
 
+describe('client.traces', () => {
+  it('reaches GET /v1/traces/{id}: a 503 naming the unset backend surfaces as the SDK error', async () => {
+    const err = await client().traces.get('agent-run').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect((err as Error).message).toContain('SIDEGATE_TRACES_URL');
+  });
+});
+
 describe('createHeaders with another HTTP client', () => {
   it('drives a plain fetch', async () => {
     const res = await fetch(`${h.gateway.url}/v1/chat/completions`, {

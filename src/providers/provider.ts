@@ -81,11 +81,9 @@ export interface StreamResult {
   outcome(): CallOutcome;
 }
 
-export interface EmbedCall {
+/** An embeddings call: the same per-attempt fields as a chat call, with the embeddings request. */
+export interface EmbedCall extends Omit<ProviderCall, 'request'> {
   request: EmbeddingsRequest;
-  target: Target;
-  signal: AbortSignal;
-  traceHeaders: Record<string, string>;
 }
 
 export interface EmbedResult {

@@ -40,6 +40,11 @@ export interface AttemptContext {
   params: Readonly<Record<string, unknown>>;
   /** The model the client asked for; an attempt's model is its target's override, else this. */
   model: string;
+  /**
+   * `gen_ai.operation.name` of the attempt spans when it is not the provider's own chat operation
+   * (embeddings: `embeddings`); default `provider.operationName`.
+   */
+  operationName?: string;
   providers: ProviderRegistry;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
@@ -173,7 +178,7 @@ async function attemptOnce<T>(
   const attempt = endOnce(
     ctx.span.startAttempt({
       providerName: provider.telemetryName,
-      operationName: provider.operationName,
+      operationName: ctx.operationName ?? provider.operationName,
       model: target.model ?? ctx.model,
       baseUrl: target.baseUrl,
       attemptNumber: stats.attempts,

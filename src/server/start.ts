@@ -30,6 +30,7 @@ import { createTracesRoutes } from './traces-route.js';
 import { createJaegerReader } from '../traces/jaeger-reader.js';
 import type { TraceReader } from '../traces/trace-reader.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
+import { createEmbeddingsRoute } from './embeddings-route.js';
 import { createModelsRoutes } from './models-route.js';
 import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits } from './connection-guard.js';
 import { trackInflight } from './track-inflight.js';
@@ -128,6 +129,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
     { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ ...operationDeps, settings, contextEnv }) },
+    { method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute({ ...operationDeps, settings, contextEnv }) },
     ...createFilesRoutes({
       settings,
       resolveProviderKey: (headers) => {

@@ -299,15 +299,15 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return { status: 200, chunks: chunks(), outcome: (): CallOutcome => translator.outcome() };
   }
 
-  /** Reads a JSON answer; a body that is not JSON is a 502. */
+  /** Reads a JSON answer within the answer limits; a body that is not JSON is a 502. */
   async function readJson(res: UndiciResponse, control: AttemptControl): Promise<unknown> {
+    const answer = await readAnswer(res, control, answerLimits);
     try {
-      return await res.body.json();
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
-      }
-      throw control.toError(err, 'body');
+      return JSON.parse(answer.body.toString('utf8'));
+    } catch {
+      throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
+    } finally {
+      answer.release();
     }
   }
 
@@ -323,8 +323,9 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const { batches, warnings } = convertEmbedRequest(call.request, model);
     const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:batchEmbedContents`;
     const answers: unknown[] = [];
-    for (const body of batches) {
-      const control = new AttemptControl(call.signal, target.timeoutMs);
+    for (const [i, body] of batches.entries()) {
+      // The attempt's queue time is reported once, for its first call.
+      const control = new AttemptControl(call.signal, target.timeoutMs, i === 0 ? call.onRequestWritten : undefined);
       try {
         const res = await postJson(send, url, body, headers(target, call, 'application/json'), control, dispatcher);
         if (res.statusCode >= 300) throw await readErrorBody(res, target, control);

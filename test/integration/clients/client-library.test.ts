@@ -40,7 +40,7 @@ function client(extra: Parameters<typeof createClient>[0] = {}) {
 }
 
 describe('createClient', () => {
-  it('is an openai client: completions and streams keep the SDK types', async () => {
+  it('is an openai client: completions, streams and embeddings keep the SDK types', async () => {
     const c = client();
     expect(c).toBeInstanceOf(OpenAI);
     const completion = await c.chat.completions.create(ask);
@@ -49,6 +49,8 @@ describe('createClient', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('Echo: Hello');
+    const embedded = await c.embeddings.create({ model: 'gemini-embedding-001', input: ['a', 'b'], dimensions: 4 });
+    expect(embedded.data.map((d) => d.embedding.length)).toStrictEqual([4, 4]);
     const call = h.emulator.requests.find((r) => r.rpc === 'generateContent')!;
     expect(call.headers['x-goog-api-key']).toBe(PROVIDER_KEY);
   });

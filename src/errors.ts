@@ -6,6 +6,8 @@
  * never end up in one.
  */
 
+import { scrubSecrets } from './scrub-secrets.js';
+
 export type OpenAIErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -123,9 +125,12 @@ export function errorTypeForStatus(status: number): OpenAIErrorType {
 /** Turns anything thrown into a status and an OpenAI envelope. Unknown errors never show their message. */
 export function toErrorResponse(err: unknown): { status: number; body: OpenAIErrorBody; retryAfterSeconds?: number } {
   if (err instanceof GatewayError) {
+    const body = err.toBody();
+    // Defence in depth: providers scrub with the exact key; nothing shaped like a key leaves here.
+    body.error.message = scrubSecrets(body.error.message);
     return {
       status: err.status,
-      body: err.toBody(),
+      body,
       ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
     };
   }

@@ -22,6 +22,8 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import type { ProviderName } from '../providers/provider.js';
 import { compileCondition, type ConditionPredicate } from '../routing/conditions.js';
+import { findTooDeep, MAX_JSON_DEPTH } from '../openai/json-depth.js';
+import { looksLikeSecret } from '../scrub-secrets.js';
 
 export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = Object.freeze([429, 500, 502, 503, 504]);
 export const MAX_RETRY_ATTEMPTS = 5;
@@ -158,6 +160,9 @@ export function parseRoutingConfig(json: unknown): RoutingConfig {
     } catch {
       throw invalid('x-gateway-config is neither JSON nor a config id', 'x-gateway-config');
     }
+  }
+  if (findTooDeep(raw, MAX_JSON_DEPTH) !== undefined) {
+    throw invalid(`nested deeper than ${MAX_JSON_DEPTH} levels`, ROOT_PATH);
   }
   const result = RoutingConfigSchema.safeParse(normalizeAliases(raw));
   if (!result.success) {
@@ -351,7 +356,7 @@ export function createRoutingConfigStore(options: { configDir?: string | undefin
       try {
         text = await readFile(join(options.configDir, `${value}.json`), 'utf8');
       } catch {
-        throw invalid(`unknown config id ${JSON.stringify(value)}`, 'x-gateway-config');
+        throw invalid(looksLikeSecret(value) ? 'unknown config id' : `unknown config id ${JSON.stringify(value)}`, 'x-gateway-config');
       }
       const parsed = parseRoutingConfig(text);
       stored.set(value, parsed);

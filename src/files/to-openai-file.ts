@@ -3,6 +3,7 @@
  * `GET /v1/files/{id}` answer with, plus `uri` (the `{files_url}/v1beta/files/<id>` URL to put in
  * an `image_url` part, DESIGN Decision 11) and `mime_type`. Pure.
  */
+import { scrubSecrets } from '../scrub-secrets.js';
 import type { GeminiFile } from './gemini-files-client.js';
 
 export type OpenAIFilePurpose = 'assistants' | 'batch' | 'fine-tune' | 'vision' | 'user_data' | 'evals';
@@ -46,7 +47,7 @@ export function toOpenAIFile(
     filename: file.displayName ?? id,
     purpose: context.purpose,
     status,
-    ...(status === 'error' && file.error?.message ? { status_details: file.error.message } : {}),
+    ...(status === 'error' && file.error?.message ? { status_details: scrubSecrets(file.error.message) } : {}),
     uri: `${context.baseUrl}/v1beta/files/${id}`,
     mime_type: file.mimeType ?? 'application/octet-stream',
   };

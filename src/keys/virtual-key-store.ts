@@ -20,6 +20,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { looksLikeSecret } from '../scrub-secrets.js';
 import type { ProviderName } from '../providers/provider.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
@@ -283,7 +284,12 @@ async function openStore(
     },
     async remove(slug) {
       await mutate((current) => {
-        if (!current.delete(slug)) throw new NotFoundError(`no virtual key ${slug}`, { param: 'slug', code: 'virtual_key_not_found' });
+        if (!current.delete(slug)) {
+          throw new NotFoundError(looksLikeSecret(slug) ? 'no such virtual key' : `no virtual key ${slug}`, {
+            param: 'slug',
+            code: 'virtual_key_not_found',
+          });
+        }
       });
     },
     get(slug) {

@@ -5,14 +5,56 @@
 import type { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.js';
+import { findTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH, MAX_SCHEMA_DEPTH } from './json-depth.js';
 
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidRequestError('request body must be a JSON object', { code: 'invalid_request' });
   }
   const result = ChatCompletionRequestSchema.safeParse(body);
-  if (result.success) return result.data;
-  throw issueToError(result.error.issues[0]!);
+  if (!result.success) throw issueToError(result.error.issues[0]!);
+  checkNesting(result.data);
+  return result.data;
+}
+
+/**
+ * The depth limits of `json-depth.ts` on the fields that nest or carry JSON as text: schemas at
+ * 64 levels, tool-call arguments and tool results at 512 (the body itself was bounded when read).
+ */
+function checkNesting(request: ChatCompletionRequest): void {
+  const schema = (value: unknown, param: string) => {
+    if (findTooDeep(value, MAX_SCHEMA_DEPTH) !== undefined) throw tooDeep(param, MAX_SCHEMA_DEPTH, 'a JSON schema');
+  };
+  const text = (value: string, param: string) => {
+    if (jsonTextTooDeep(value, MAX_JSON_DEPTH)) throw tooDeep(param, MAX_JSON_DEPTH, 'a JSON value');
+  };
+  request.tools?.forEach((tool, i) => {
+    if (tool.type === 'function' && tool.function.parameters !== undefined) schema(tool.function.parameters, `tools[${i}].function.parameters`);
+  });
+  request.functions?.forEach((fn, i) => {
+    if (fn.parameters !== undefined) schema(fn.parameters, `functions[${i}].parameters`);
+  });
+  const format = request.response_format;
+  if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
+    schema(format.json_schema.schema, 'response_format.json_schema.schema');
+  }
+  request.messages.forEach((message, i) => {
+    if (message.role === 'assistant') {
+      message.tool_calls?.forEach((call, j) => text(call.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`));
+      if (message.function_call) text(message.function_call.arguments, `messages[${i}].function_call.arguments`);
+    } else if (message.role === 'tool' || message.role === 'function') {
+      if (typeof message.content === 'string') text(message.content, `messages[${i}].content`);
+      else if (Array.isArray(message.content)) {
+        message.content.forEach((part, j) => {
+          if (part.type === 'text') text(part.text, `messages[${i}].content[${j}].text`);
+        });
+      }
+    }
+  });
+}
+
+function tooDeep(param: string, limit: number, what: string): InvalidRequestError {
+  return new InvalidRequestError(`${param}: ${what} nested deeper than ${limit} levels`, { param, code: 'nesting_too_deep' });
 }
 
 export function formatParam(path: ReadonlyArray<PropertyKey>): string {

@@ -4,9 +4,10 @@
  * every failure with the OpenAI envelope. Never lets a request crash the process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { ClientAbortError, GatewayError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { looksLikeSecret } from '../scrub-secrets.js';
 import type { GatewayKeyCheck } from './auth.js';
-import { sendError, sendJson } from './respond.js';
+import { logUnexpected, sendError, sendJson } from './respond.js';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void> | void;
 
@@ -56,7 +57,7 @@ export function createApp(options: AppOptions) {
     for (const p of patterns) {
       if (path.startsWith(p.prefix)) {
         const rest = path.slice(p.prefix.length);
-        if (rest.length > 0 && !rest.includes('/')) return { byMethod: p.byMethod, params: { [p.param]: decodeURIComponent(rest) } };
+        if (rest.length > 0 && !rest.includes('/')) return { byMethod: p.byMethod, params: { [p.param]: decodeSegment(rest) } };
       }
     }
     return undefined;
@@ -68,17 +69,21 @@ export function createApp(options: AppOptions) {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const found = match(path);
-      if (!found) throw new NotFoundError(`Unknown route: ${req.method} ${path.slice(0, 200)}`, { code: 'unknown_route' });
+      if (!found) throw new NotFoundError(`Unknown route: ${req.method} ${shownPath(path)}`, { code: 'unknown_route' });
       const route = found.byMethod.get(req.method ?? '');
       if (!route) {
         res.setHeader('allow', [...found.byMethod.keys()].join(', '));
-        throw new InvalidRequestError(`Method ${req.method} not allowed on ${path}`, { status: 405, code: 'method_not_allowed' });
+        throw new InvalidRequestError(`Method ${req.method} not allowed on ${shownPath(path)}`, { status: 405, code: 'method_not_allowed' });
       }
       const auth = route.auth ?? (path.startsWith('/v1/') ? 'gateway' : 'none');
       if (auth === 'gateway') options.checkGatewayKey(req.headers);
       await route.handler(req, res, found.params);
     } catch (err) {
-      if (!(err instanceof GatewayError)) log(`sidegate: unexpected error on ${req.method} ${req.url?.split('?')[0]}: ${describe(err)}`);
+      if (err instanceof ClientAbortError) {
+        res.destroy(); // the client is gone: nothing to answer, nothing to log
+        return;
+      }
+      logUnexpected(log, req, err);
       // A refused body (too large, or over the in-flight budget) is not read: the connection cannot be reused.
       if (err instanceof GatewayError && (err.status === 413 || err.code === 'overloaded')) res.setHeader('connection', 'close');
       sendError(res, err);
@@ -112,7 +117,20 @@ export function healthRoutes(isDraining: () => boolean, renderMetrics?: () => Pr
   return routes;
 }
 
-/** Error description for logs: type and message only, never request data. */
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : typeof err;
+/** The path as an error message may show it: at most 200 characters, a key-like segment left out. */
+function shownPath(path: string): string {
+  return path
+    .slice(0, 200)
+    .split('/')
+    .map((segment) => (looksLikeSecret(segment) ? '[redacted]' : segment))
+    .join('/');
+}
+
+/** A path segment with its percent-escapes decoded; a malformed escape (`%zz`, `%E0%A4%A`) is the client's 400. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidRequestError('the request path has a malformed percent-escape', { code: 'invalid_path' });
+  }
 }

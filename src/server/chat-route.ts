@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings.js';
-import { toErrorResponse } from '../errors.js';
+import { ClientAbortError, toErrorResponse } from '../errors.js';
 import { parseChatRequest } from '../openai/parse-chat-request.js';
 import type { OperationDeps } from './open-operation.js';
 import { readJsonBodyWithBlobs } from './read-body.js';
@@ -32,7 +32,13 @@ export const chatCompletionsAdapter: ChatResponseAdapter = {
 
 export function createChatRoute(deps: ChatRouteDeps) {
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJsonBodyWithBlobs(req, deps.settings.maxBodyBytes);
+    let body;
+    try {
+      body = await readJsonBodyWithBlobs(req, deps.settings.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof ClientAbortError) await recordBodyAbort(req);
+      throw err;
+    }
     try {
       const request = parseChatRequest(body.value);
       const context = await readRequestContext(req.headers, deps.contextEnv);
@@ -41,4 +47,18 @@ export function createChatRoute(deps: ChatRouteDeps) {
       body.release();
     }
   };
+
+  /**
+   * A client that left while sending its body is a client abort like one that leaves mid-answer:
+   * one request span, 499 `cancelled` (the model is unknown: the body never arrived).
+   */
+  async function recordBodyAbort(req: IncomingMessage): Promise<void> {
+    try {
+      const context = await readRequestContext(req.headers, deps.contextEnv);
+      const span = deps.telemetry.startRequest({ context, operation: 'chat', model: '', route: chatCompletionsAdapter.route });
+      span.end({ status: 499, attempts: 0, error: new ClientAbortError() });
+    } catch {
+      // headers the request context refuses: there is no request to record the abort under
+    }
+  }
 }

@@ -16,7 +16,7 @@ import type { TargetEnvironment } from '../routing/resolve-target.js';
 import type { AttemptContext, ProviderRegistry, RouteStats } from '../routing/route-request.js';
 import type { ExtraAttributes, RequestSpan, Telemetry } from '../telemetry/telemetry.js';
 import type { RequestContext } from './request-context.js';
-import { sendError } from './respond.js';
+import { logUnexpected, sendError } from './respond.js';
 import { responseTraceHeaders } from './response-trace-headers.js';
 
 export interface OperationDeps {
@@ -24,6 +24,8 @@ export interface OperationDeps {
   providers: ProviderRegistry;
   /** Virtual keys, base URLs and the custom-host allow-list, for resolving targets. */
   targetEnv: TargetEnvironment;
+  /** Where the cause of an unexpected error (a 500, a bug) is written; default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface OperationStart {
@@ -57,6 +59,8 @@ export interface Operation {
   fail(error: unknown): void;
   /** Ends the span for an answer that already started and then failed or was cut (streams). */
   end(status: number, outcome: CallOutcome | undefined, error?: unknown): void;
+  /** Writes the cause of an error that is not one of ours (a bug: the client gets a 500) to the log. */
+  logUnexpected(error: unknown): void;
 }
 
 /** Throws (before any span starts) for a target the plan cannot resolve: missing key, unknown virtual key. */
@@ -78,6 +82,8 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
   };
   res.once('close', onClose);
 
+  const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logUnexpectedError = (error: unknown) => logUnexpected(log, res.req, error);
   const stats: RouteStats = { attempts: 0 };
   const end = (status: number, outcome: CallOutcome | undefined, error?: unknown) => {
     res.off('close', onClose);
@@ -115,8 +121,12 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
     succeed: (status, outcome) => end(status, outcome),
     fail(error) {
       if (abort.signal.aborted) end(499, undefined, new ClientAbortError());
-      else end(sendError(res, error, responseHeaders()), undefined, error);
+      else {
+        logUnexpectedError(error);
+        end(sendError(res, error, responseHeaders()), undefined, error);
+      }
     },
     end,
+    logUnexpected: logUnexpectedError,
   };
 }

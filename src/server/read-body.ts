@@ -3,9 +3,11 @@
  * before reading a byte; a body that grows past it while streaming is refused as soon as it does.
  */
 import type { IncomingMessage } from 'node:http';
-import { InvalidRequestError } from '../errors.js';
+import { ClientAbortError, InvalidRequestError } from '../errors.js';
 import { parseJsonBody, type ParsedBody } from '../openai/inline-blobs.js';
 import { admitBodyChunk } from '../overload/inflight-budget.js';
+import { findTooDeep, MAX_JSON_DEPTH } from '../openai/json-depth.js';
+import { formatParam } from '../openai/parse-chat-request.js';
 
 export function bodyTooLarge(maxBytes: number): InvalidRequestError {
   return new InvalidRequestError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
@@ -54,13 +56,15 @@ export function readBodyChunks(req: IncomingMessage, maxBytes: number): Promise<
       cleanup();
       resolve(chunks);
     };
-    const onError = (err: Error) => {
+    // A client that goes away mid-body (Node's 'aborted' error, or a close before the end) is a
+    // client abort like any other: nobody is left to answer, and it is not the gateway's error.
+    const onError = () => {
       cleanup();
-      reject(err);
+      reject(new ClientAbortError());
     };
     const onClose = () => {
       cleanup();
-      if (!req.complete) reject(new InvalidRequestError('the client closed the connection before sending the whole body', { code: 'incomplete_body' }));
+      if (!req.complete) reject(new ClientAbortError());
       else resolve(chunks);
     };
     req.on('data', onData);
@@ -77,7 +81,9 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
 }
 
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  return parseJson(await readBody(req, maxBytes), (raw) => JSON.parse(raw.toString('utf8')));
+  const value: unknown = parseJson(await readBody(req, maxBytes), (raw) => JSON.parse(raw.toString('utf8')));
+  checkDepth(value);
+  return value;
 }
 
 /**
@@ -85,7 +91,14 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
  * by reference (inline-blobs.ts). The caller must `release()` once the request is finished.
  */
 export async function readJsonBodyWithBlobs(req: IncomingMessage, maxBytes: number): Promise<ParsedBody> {
-  return parseJson(await readBodyChunks(req, maxBytes), parseJsonBody);
+  const body = parseJson(await readBodyChunks(req, maxBytes), parseJsonBody);
+  try {
+    checkDepth(body.value);
+  } catch (err) {
+    body.release();
+    throw err;
+  }
+  return body;
 }
 
 function parseJson<B extends { length: number }, T>(raw: B, parse: (raw: B) => T): T {
@@ -95,4 +108,15 @@ function parseJson<B extends { length: number }, T>(raw: B, parse: (raw: B) => T
   } catch (err) {
     throw new InvalidRequestError(`request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' });
   }
+}
+
+/**
+ * JSON.parse itself is iterative; what comes after it (schema conversion, JSON.stringify of the
+ * upstream body) is not: bound the nesting of every body once, here.
+ */
+function checkDepth(value: unknown): void {
+  const deep = findTooDeep(value, MAX_JSON_DEPTH);
+  if (deep === undefined) return;
+  const param = formatParam(deep.slice(0, 8));
+  throw new InvalidRequestError(`${param}: a JSON value nested deeper than ${MAX_JSON_DEPTH} levels`, { param, code: 'nesting_too_deep' });
 }

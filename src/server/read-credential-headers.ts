@@ -10,6 +10,7 @@ import { canonicalHeader } from '../config/header-aliases.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ProviderName } from '../providers/provider.js';
 import type { RequestCredentials } from '../routing/resolve-target.js';
+import { looksLikeSecret } from '../scrub-secrets.js';
 
 export type { RequestCredentials };
 
@@ -25,7 +26,8 @@ export function readCredentialHeaders(headers: IncomingHttpHeaders, defaultTimeo
       provider = PROVIDERS[providerValue.toLowerCase()];
       if (!provider) {
         throw new InvalidRequestError(
-          `unsupported provider ${JSON.stringify(providerValue.slice(0, 64))}; supported: google, openai, @<virtual-key>`,
+          // A key pasted into the wrong header must not come back in the answer.
+          `unsupported provider${looksLikeSecret(providerValue) ? '' : ` ${JSON.stringify(providerValue.slice(0, 64))}`}; supported: google, openai, @<virtual-key>`,
           { param: 'x-gateway-provider', code: 'unsupported_provider' },
         );
       }

@@ -1,6 +1,7 @@
 /** Writing JSON answers and OpenAI error envelopes. */
-import type { ServerResponse } from 'node:http';
-import { toErrorResponse } from '../errors.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientAbortError, GatewayError, toErrorResponse } from '../errors.js';
+import { scrubSecrets } from '../scrub-secrets.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const payload = JSON.stringify(body);
@@ -20,4 +21,20 @@ export function sendError(res: ServerResponse, err: unknown, headers?: Record<st
   if (retryAfterSeconds !== undefined) extra['retry-after'] = String(Math.max(0, Math.ceil(retryAfterSeconds)));
   sendJson(res, status, body, extra);
   return status;
+}
+
+/**
+ * Logs the cause of an error that becomes a generic 500 (anything but our own error types and a
+ * client abort), so no 500 is ever answered without a line saying why. Type, message and the
+ * first stack frames only, scrubbed; never request data.
+ */
+export function logUnexpected(log: (line: string) => void, req: IncomingMessage, err: unknown): void {
+  if (err instanceof GatewayError || err instanceof ClientAbortError) return;
+  log(`sidegate: unexpected error on ${req.method} ${req.url?.split('?')[0]?.slice(0, 200)}: ${describeError(err)}`);
+}
+
+export function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return typeof err;
+  const frames = (err.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, 3);
+  return scrubSecrets([`${err.name}: ${err.message}`, ...frames.map((f) => f.trim())].join(' | '));
 }

@@ -103,6 +103,7 @@ async function stream(ctx: RouteContext, op: Operation, res: ServerResponse, ada
   if (!writer.open || ctx.signal.aborted) {
     op.end(499, result.outcome(), new ClientAbortError());
   } else if (failure !== undefined) {
+    op.logUnexpected(failure);
     writer.end(adapter.streamError(failure));
     op.end(result.status, result.outcome(), failure);
   } else {

@@ -123,7 +123,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     spanIds: deps.spanIds ?? telemetry.spanIds ?? new SpanIdRegistry(),
     propagator: createContextPropagator(deps.propagators),
   };
-  const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv };
+  const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv, log };
 
   let draining = false;
   const routes: Route[] = [

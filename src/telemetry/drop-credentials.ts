@@ -5,6 +5,8 @@
  * not masked: a span never holds even part of a secret. Pure.
  */
 
+import { looksLikeSecret, scrubSecretsStrict } from '../scrub-secrets.js';
+
 const CREDENTIAL_NAME = /(^|[-_])(authorization|auth|api[-_]?key|apikey|key|token|secret|password|passwd|cookie|session|signature|sig|credential|credentials)([-_]|$)/i;
 const CREDENTIAL_HEADERS = new Set([
   'authorization',
@@ -20,22 +22,8 @@ const CREDENTIAL_HEADERS = new Set([
   'x-portkey-virtual-key',
 ]);
 
-/** Known key shapes, plus any long unbroken token (a bearer token, a signed URL part, a hex secret). */
-const KEY_SHAPES = [
-  /\bBearer\s+\S+/i,
-  /\bBasic\s+[A-Za-z0-9+/=]{8,}/i,
-  /\bsk-[A-Za-z0-9_-]{8,}/,
-  /\bAIza[0-9A-Za-z_-]{20,}/,
-  /\bsg-[A-Za-z0-9_-]{16,}/,
-  /\bya29\.[0-9A-Za-z_-]{10,}/,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/,
-  /[A-Za-z0-9_\-+/=.~]{32,}/,
-];
-
-/** True when a header or parameter value looks like a secret. */
-export function looksLikeKey(value: string): boolean {
-  return KEY_SHAPES.some((shape) => shape.test(value));
-}
+/** True when a header or parameter value looks like a secret (the one scrubber's rule). */
+export const looksLikeKey = looksLikeSecret;
 
 export function isCredentialName(name: string): boolean {
   const lower = name.toLowerCase();
@@ -90,7 +78,5 @@ function decodeURIComponentSafe(value: string): string {
 
 /** Free text (a logged body) with every key-like run replaced by `[redacted]`. */
 export function redactKeys(text: string): string {
-  let out = text;
-  for (const shape of KEY_SHAPES) out = out.replace(new RegExp(shape.source, `${shape.flags}g`), '[redacted]');
-  return out;
+  return scrubSecretsStrict(text);
 }

@@ -1,5 +1,6 @@
 /** How an error shows on a span: `error.type` (semconv "Recording errors") and the status message. Pure. */
 import { ClientAbortError, GatewayError, UpstreamError } from '../errors.js';
+import { scrubSecrets } from '../scrub-secrets.js';
 
 /** Low-cardinality `error.type`: never a message, never user data. */
 export function errorTypeOf(error: unknown, status: number | undefined): string | undefined {
@@ -14,8 +15,12 @@ export function errorTypeOf(error: unknown, status: number | undefined): string 
   return undefined;
 }
 
-/** Span status message: only our own error messages (which never hold keys), else the status. */
+/**
+ * Span status message: only our own error types' messages (upstream text in them already passed
+ * the scrubber with the attempt's key; scrubbed again here for anything shaped like a key), else
+ * the status. Exported spans leave the process: nothing key-like goes out in them.
+ */
 export function statusMessageOf(error: unknown, status: number | undefined): string | undefined {
-  if (error instanceof GatewayError || error instanceof ClientAbortError) return error.message;
+  if (error instanceof GatewayError || error instanceof ClientAbortError) return scrubSecrets(error.message);
   return status === undefined ? undefined : `HTTP ${status}`;
 }

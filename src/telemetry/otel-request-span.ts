@@ -54,7 +54,7 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
   let span: Span;
   try {
     span = kit.tracer.startSpan(
-      ids.spanName ?? `${start.operation} ${start.model}`,
+      ids.spanName ?? (start.model !== '' ? `${start.operation} ${start.model}` : start.operation),
       { kind: SpanKind.SERVER, attributes, links, startTime: hrTime() },
       parentContext,
     );

@@ -2,12 +2,14 @@
  * Gemini error bodies → `UpstreamError` (gemini-wire §11; DESIGN Decision 7). Pure.
  *
  * The client sees Gemini's status and message. The retry delay comes from the `Retry-After`
- * header when present, else from `google.rpc.RetryInfo.retryDelay` in the body. The provider key
- * is scrubbed from the message in case an upstream ever echoes it.
+ * header when present, else from `google.rpc.RetryInfo.retryDelay` in the body. The message goes
+ * through the one scrubber (`scrub-secrets.ts`): the provider key when known, and anything shaped
+ * like a key in every case (an error object inside a 200 or a stream carries no key to compare).
  */
 import { UpstreamError } from '../../errors.js';
 import { WireErrorObject } from './wire-schemas.js';
 import { parseRetryAfter } from '../retry-after.js';
+import { scrubSecrets } from '../../scrub-secrets.js';
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
@@ -18,10 +20,6 @@ export function parseDuration(value: string | null | undefined): number | undefi
   if (value == null) return undefined;
   const m = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
   return m ? Math.ceil(Number(m[1])) : undefined;
-}
-
-function scrub(message: string, secret: string | undefined): string {
-  return secret && secret.length > 0 ? message.split(secret).join('[redacted]') : message;
 }
 
 /** The `error` object of a Gemini body, in either `{error}` or `[{error}]` form; undefined if neither. */
@@ -41,7 +39,7 @@ export function upstreamErrorFromObject(
   options: { status?: number; retryAfterHeader?: string; apiKey?: string; fallbackMessage?: string } = {},
 ): UpstreamError {
   const status = options.status ?? (error?.code != null && error.code >= 400 ? error.code : 502);
-  const message = scrub(error?.message || (options.fallbackMessage ?? `upstream answered HTTP ${status}`), options.apiKey);
+  const message = scrubSecrets(error?.message || (options.fallbackMessage ?? `upstream answered HTTP ${status}`), [options.apiKey]);
   const retryDelay = error?.details?.find((d) => d['@type'] === RETRY_INFO)?.retryDelay;
   const retryAfterSeconds = parseRetryAfter(options.retryAfterHeader) ?? parseDuration(retryDelay);
   return new UpstreamError(message, {

@@ -32,6 +32,7 @@ import type {
 import { AttemptControl } from '../attempt-control.js';
 import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
+import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
 import { convertEmbedRequest } from './convert-embed-request.js';
 import { convertEmbedResponse } from './convert-embed-response.js';
@@ -378,7 +379,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return convertModelList(pages);
   }
 
-  return {
+  return scrubProviderErrors({
     name: 'google',
     telemetryName: 'gcp.gemini',
     operationName: 'generate_content',
@@ -389,5 +390,5 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
-  };
+  });
 }

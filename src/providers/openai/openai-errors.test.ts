@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOpenAIError, parseRetryAfter, scrubKeys } from './openai-errors.js';
+import { parseOpenAIError, parseRetryAfter } from './openai-errors.js';
 
 describe('parseOpenAIError', () => {
   it.each([
@@ -34,12 +34,4 @@ describe('parseRetryAfter', () => {
     { value: 'soon', want: undefined },
     { value: undefined, want: undefined },
   ])('$value → $want', ({ value, want }) => expect(parseRetryAfter(value, now)).toBe(want));
-});
-
-describe('scrubKeys', () => {
-  it.each([
-    { message: 'key abcd1234efgh is wrong', key: 'abcd1234efgh', want: 'key [redacted] is wrong' },
-    { message: 'Incorrect API key provided: sk-proj-ab***yz.', key: undefined, want: 'Incorrect API key provided: [redacted].' },
-    { message: 'nothing secret', key: 'abcd1234', want: 'nothing secret' },
-  ])('$message', ({ message, key, want }) => expect(scrubKeys(message, key)).toBe(want));
 });

@@ -6,6 +6,7 @@
  */
 import { UpstreamError } from '../../errors.js';
 import { parseRetryAfter } from '../retry-after.js';
+import { scrubSecrets } from '../../scrub-secrets.js';
 
 export function parseOpenAIError(
   status: number,
@@ -31,7 +32,7 @@ export function parseOpenAIError(
     // not JSON: keep the generic message rather than relaying arbitrary upstream text
   }
   const retryAfterSeconds = parseRetryAfterMs(options.retryAfterMsHeader) ?? parseRetryAfter(options.retryAfterHeader);
-  return new UpstreamError(scrubKeys(message, options.apiKey), {
+  return new UpstreamError(scrubSecrets(message, [options.apiKey]), {
     status: status >= 400 && status <= 599 ? status : 502,
     ...(status >= 400 && status <= 599 ? {} : { reason: 'invalid_response' }),
     code,
@@ -45,11 +46,4 @@ export { parseRetryAfter };
 function parseRetryAfterMs(value: string | undefined): number | undefined {
   if (value === undefined || !/^\d+(\.\d+)?$/.test(value.trim())) return undefined;
   return Number(value.trim()) / 1000;
-}
-
-export function scrubKeys(message: string, apiKey?: string): string {
-  let out = message;
-  if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
-  // OpenAI-style keys, masked or not.
-  return out.replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{4,}/g, '[redacted]');
 }

@@ -18,7 +18,9 @@ import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, 
 import { AttemptControl } from '../attempt-control.js';
 import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
-import { parseOpenAIError, scrubKeys } from './openai-errors.js';
+import { parseOpenAIError } from './openai-errors.js';
+import { scrubProviderErrors } from '../scrub-provider-errors.js';
+import { scrubSecrets } from '../../scrub-secrets.js';
 import { SseParser } from '../sse-parser.js';
 import { prepareOpenAIBody } from './prepare-openai-body.js';
 
@@ -148,7 +150,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       const error = (json as { error?: { message?: unknown; code?: unknown } }).error;
       if (error !== undefined && error !== null) {
         const message = typeof error.message === 'string' ? error.message : 'upstream failed mid-stream';
-        throw new UpstreamError(scrubKeys(message, call.target.apiKey), {
+        throw new UpstreamError(scrubSecrets(message, [call.target.apiKey]), {
           status: 502,
           reason: 'stream_error',
           code: typeof error.code === 'string' ? error.code : null,
@@ -210,7 +212,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     return { status: 200, chunks: chunks(), outcome: () => outcome };
   }
 
-  return {
+  return scrubProviderErrors({
     name: 'openai',
     telemetryName: 'openai',
     operationName: 'chat',
@@ -219,7 +221,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
-  };
+  });
 }
 
 function invalidResponse(message: string): UpstreamError {

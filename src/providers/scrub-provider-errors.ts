@@ -1,0 +1,63 @@
+/**
+ * Every error a provider call ends with passes the one scrubber (`scrub-secrets.ts`) with the
+ * attempt's provider key before routing sees it: whatever path upstream text took to become an
+ * error (an error status, an error object inside a 200, an SSE error event, an error array on a
+ * stream, a broken stream), the key cannot reach the client's answer, the attempt span's status or
+ * a log line. Wraps a provider; the stream is relayed with `yield*`, so `return()` (a client that
+ * went away) still reaches the provider's own iterator and aborts the upstream call.
+ */
+import { scrubErrorMessage } from '../scrub-secrets.js';
+import type { ChatCompletionChunk } from '../openai/chat-response.js';
+import type { Provider } from './provider.js';
+
+export function scrubProviderErrors<P extends Provider>(provider: P): P {
+  const wrapped: P = {
+    ...provider,
+    async chat(call) {
+      try {
+        return await provider.chat(call);
+      } catch (err) {
+        throw scrubErrorMessage(err, [call.target.apiKey]);
+      }
+    },
+    async chatStream(call) {
+      const known = [call.target.apiKey];
+      let result;
+      try {
+        result = await provider.chatStream(call);
+      } catch (err) {
+        throw scrubErrorMessage(err, known);
+      }
+      return { ...result, chunks: scrubbedChunks(result.chunks, known) };
+    },
+  };
+  if (provider.embed) {
+    const embed = provider.embed.bind(provider);
+    wrapped.embed = async (call) => {
+      try {
+        return await embed(call);
+      } catch (err) {
+        throw scrubErrorMessage(err, [call.target.apiKey]);
+      }
+    };
+  }
+  if (provider.listModels) {
+    const listModels = provider.listModels.bind(provider);
+    wrapped.listModels = async (target, signal) => {
+      try {
+        return await listModels(target, signal);
+      } catch (err) {
+        throw scrubErrorMessage(err, [target.apiKey]);
+      }
+    };
+  }
+  return wrapped;
+}
+
+async function* scrubbedChunks(chunks: AsyncIterable<ChatCompletionChunk>, known: string[]): AsyncGenerator<ChatCompletionChunk> {
+  try {
+    yield* chunks;
+  } catch (err) {
+    throw scrubErrorMessage(err, known);
+  }
+}

@@ -316,7 +316,7 @@ export function rows({ fast }) {
             if (a.lost !== undefined) return;
           }
         });
-        await sleep(300);
+        await sleep(1000);
         const t = performance.now();
         signalled = true;
         own.child.kill('SIGTERM');

@@ -161,7 +161,8 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     inflight.add(res);
     try {
       // Before a byte of the body is read: a declared body that does not fit the budget is refused.
-      admitRequest(req, res, budget);
+      // File uploads are spooled (to disk past a small in-memory part) and never held whole, so they are not counted.
+      if (!isStreamedUpload(req.url)) admitRequest(req, res, budget);
     } catch (err) {
       res.setHeader('connection', 'close');
       sendError(res, err);
@@ -218,6 +219,11 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
 
   const healthPort = healthServer ? (healthServer.address() as AddressInfo).port : undefined;
   return { url: `http://${host}:${port}`, port, healthPort, server, settings, budget, close };
+}
+
+/** `POST /v1/files` spools its body (files/spool-part.ts) instead of holding it in memory. */
+function isStreamedUpload(url: string | undefined): boolean {
+  return url === '/v1/files' || url?.startsWith('/v1/files?') === true;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

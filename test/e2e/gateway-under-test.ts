@@ -42,7 +42,7 @@ export async function startGatewayUnderTest(options: {
   });
   const gateway = await startGateway(
     { port: 0, geminiBaseUrl: emulator.url, apiKeys: [options.gatewayKey], ...options.settings },
-    { telemetry, log: () => {} },
+    { telemetry, serviceName: options.serviceName, log: () => {} },
   );
   const client = new OpenAI({
     baseURL: `${gateway.url}/v1`,

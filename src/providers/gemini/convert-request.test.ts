@@ -165,6 +165,19 @@ describe('convertRequest', () => {
       want: { body: { contents: hi, generationConfig: { thinkingConfig: { thinkingLevel: 'LOW' } } }, warnings: [] },
     },
     {
+      name: 'thinking enabled without a budget plus reasoning_effort on Gemini 3 → level with thought summaries',
+      input: base({ model: 'gemini-3-flash-preview', thinking: { type: 'enabled' }, reasoning_effort: 'low' }),
+      want: { body: { contents: hi, generationConfig: { thinkingConfig: { thinkingLevel: 'LOW', includeThoughts: true } } }, warnings: [] },
+    },
+    {
+      name: 'thinking with a budget wins over reasoning_effort (warned)',
+      input: base({ model: 'gemini-3-flash-preview', thinking: { type: 'enabled', budget_tokens: 64 }, reasoning_effort: 'low' }),
+      want: {
+        body: { contents: hi, generationConfig: { thinkingConfig: { thinkingBudget: 64, includeThoughts: true } } },
+        warnings: ['ignored_param:reasoning_effort'],
+      },
+    },
+    {
       name: 'reasoning_effort on 2.5 is ignored with a warning',
       input: base({ reasoning_effort: 'low' }),
       want: { body: { contents: hi }, warnings: ['ignored_param:reasoning_effort'] },

@@ -144,14 +144,16 @@ function generationConfig(request: ChatCompletionRequest, model: string, warning
   if (request.thinking !== undefined) {
     // budget_tokens 0 is a real budget (no thinking), so test for undefined, not falsiness
     // (Portkey's `&&` turns 0 into "no budget").
-    config.thinkingConfig =
-      request.thinking.type === 'enabled'
-        ? {
-            ...(request.thinking.budget_tokens !== undefined ? { thinkingBudget: request.thinking.budget_tokens } : {}),
-            includeThoughts: true,
-          }
-        : { thinkingBudget: 0 };
-    if (request.reasoning_effort != null) warnings.push('ignored_param:reasoning_effort');
+    const enabled = request.thinking.type === 'enabled';
+    const budget = request.thinking.budget_tokens;
+    if (enabled && budget === undefined && request.reasoning_effort != null && getModelCapabilities(model).thinkingLevel) {
+      // Thoughts asked for without a budget, plus an effort: the level, with thought summaries
+      // (what the Responses API's `reasoning: {effort, summary}` means).
+      config.thinkingConfig = { thinkingLevel: request.reasoning_effort.toUpperCase(), includeThoughts: true };
+    } else {
+      config.thinkingConfig = enabled ? { ...(budget !== undefined ? { thinkingBudget: budget } : {}), includeThoughts: true } : { thinkingBudget: 0 };
+      if (request.reasoning_effort != null) warnings.push('ignored_param:reasoning_effort');
+    }
   } else if (request.reasoning_effort != null) {
     if (getModelCapabilities(model).thinkingLevel) {
       config.thinkingConfig = { thinkingLevel: request.reasoning_effort.toUpperCase() };

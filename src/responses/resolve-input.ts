@@ -70,8 +70,8 @@ async function restoreSignature(item: StoredInputItem, store: ResponseStore): Pr
     (item.type === 'message' && item.role === 'assistant' && item.thought_signature === undefined) ||
     (item.type === 'reasoning' && item.encrypted_content == null);
   if (!needs) return item;
-  let responseId = responseIdOfItem(item.id);
-  if (responseId === undefined && item.type === 'function_call') responseId = await store.findCall(item.call_id);
+  // A function call is found by its call_id (the Vercel AI SDK sends no item id); anything else by id.
+  const responseId = item.type === 'function_call' ? await store.findCall(item.call_id) : responseIdOfItem(item.id);
   if (responseId === undefined) return item;
   const record = await store.get(responseId);
   if (!record) return item;

@@ -111,6 +111,17 @@ const fields = {
     flag: undefined,
     schema: z.coerce.number().int().positive().default(32 * MiB),
   },
+  responsesStore: { env: 'SIDEGATE_RESPONSES_STORE', flag: undefined, schema: z.enum(['memory', 'disk']).default('memory') },
+  responsesStoreMaxBytes: {
+    env: 'SIDEGATE_RESPONSES_STORE_MAX_BYTES',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(64 * MiB),
+  },
+  responsesStoreTtlSeconds: {
+    env: 'SIDEGATE_RESPONSES_STORE_TTL_SECONDS',
+    flag: undefined,
+    schema: z.coerce.number().int().positive().default(86_400),
+  },
   shutdownGraceMs: {
     env: 'SIDEGATE_SHUTDOWN_GRACE_MS',
     flag: undefined,

@@ -27,6 +27,9 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
   await mkdir(callsDir, { recursive: true, mode: 0o700 });
   const file = (id: string) => join(dir, `${id}.json`);
   let writes = 0;
+  // Records being written: registered synchronously by `put`, so a request that follows the
+  // answer at once finds its response before the file is on disk.
+  const pending = new Map<string, StoredResponse>();
 
   const read = async (id: string): Promise<FileRecord | undefined> => {
     if (!isResponseId(id)) return undefined;
@@ -85,25 +88,33 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
 
   return {
     async get(id) {
-      return (await read(id))?.record;
+      return pending.get(id) ?? (await read(id))?.record;
     },
     async put(record) {
       const id = record.response.id;
       if (!isResponseId(id)) throw new Error('not a response id');
-      const body: FileRecord = { expiresAt: now() + limits.ttlMs, record };
-      await writeFileAtomic(file(id), JSON.stringify(body));
-      for (const callId of callIdsOf(record)) {
-        if (CALL_ID.test(callId)) await writeFileAtomic(join(callsDir, callId), id);
+      const copy = JSON.parse(JSON.stringify(record)) as StoredResponse;
+      pending.set(id, copy);
+      try {
+        const body: FileRecord = { expiresAt: now() + limits.ttlMs, record: copy };
+        await writeFileAtomic(file(id), JSON.stringify(body));
+        for (const callId of callIdsOf(copy)) {
+          if (CALL_ID.test(callId)) await writeFileAtomic(join(callsDir, callId), id);
+        }
+      } finally {
+        if (pending.get(id) === copy) pending.delete(id);
       }
       if (++writes % SWEEP_EVERY === 0) await sweep();
     },
     async delete(id) {
+      const wasPending = pending.delete(id);
       const found = await read(id);
-      if (!found) return false;
+      if (!found) return wasPending;
       await remove(id, found.record);
       return true;
     },
     async findCall(callId) {
+      for (const [id, record] of pending) if (callIdsOf(record).includes(callId)) return id;
       if (!CALL_ID.test(callId)) return undefined;
       const id = await readFile(join(callsDir, callId), 'utf8').catch(() => undefined);
       return id !== undefined && (await read(id)) ? id : undefined;

@@ -248,10 +248,10 @@ describe('ResponseBuilder stream events', () => {
 
   it('a failure after the start → response.failed, then an error event', () => {
     const b = new ResponseBuilder(options());
-    const events = [...b.start(), ...b.push(chunk({ role: 'assistant', content: 'Hi' })), ...b.fail({ code: 'stream_truncated', message: 'cut' })];
+    const events = [...b.start(), ...b.push(chunk({ role: 'assistant', content: 'Hi' })), ...b.fail({ type: 'api_error', code: null, message: 'cut' })];
     expect(events.slice(-2)).toStrictEqual([
-      expect.objectContaining({ type: 'response.failed', sequence_number: 5, response: expect.objectContaining({ status: 'failed', error: { code: 'stream_truncated', message: 'cut' } }) }),
-      { type: 'error', code: 'stream_truncated', message: 'cut', param: null, sequence_number: 6 },
+      expect.objectContaining({ type: 'response.failed', sequence_number: 5, response: expect.objectContaining({ status: 'failed', error: { code: 'api_error', message: 'cut' } }) }),
+      { type: 'error', code: 'api_error', message: 'cut', param: null, error: { type: 'api_error', code: 'api_error', message: 'cut', param: null }, sequence_number: 6 },
     ]);
   });
 });

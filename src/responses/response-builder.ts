@@ -162,12 +162,17 @@ export class ResponseBuilder {
   }
 
   /** Ends a stream that failed after it started: `response.failed`, then an `error` event. */
-  fail(error: { code: string | null; message: string; param?: string | null }): ResponseStreamEvent[] {
+  fail(error: { type: string; code: string | null; message: string; param?: string | null }): ResponseStreamEvent[] {
     this.status = 'failed';
-    this.error = { code: error.code ?? 'server_error', message: error.message };
+    const code = error.code ?? error.type;
+    const param = error.param ?? null;
+    this.error = { code, message: error.message };
     return [
       this.event({ type: 'response.failed', response: this.snapshot() }),
-      this.event({ type: 'error', code: error.code ?? 'server_error', message: error.message, param: error.param ?? null }),
+      // OpenAI's documented fields at the top, and the same nested under `error`: the `openai` SDK
+      // throws on a stream event with an `error` field, so a cut stream never looks complete
+      // (as DESIGN Decision 8 does for chat).
+      this.event({ type: 'error', code, message: error.message, param, error: { type: error.type, code, message: error.message, param } }),
     ];
   }
 

@@ -13,7 +13,7 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: R
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Exact path, or a prefix ending in `/:name` for one trailing path segment. */
+  /** Exact path, or one with a `/:name` segment (`/v1/x/:id`, `/v1/x/:id/items`) matching one path segment. */
   path: string;
   handler: RouteHandler;
   /** `gateway` (default for /v1), `none` (health) or `self` (the handler checks, e.g. admin). */
@@ -29,6 +29,8 @@ export interface AppOptions {
 interface CompiledPattern {
   prefix: string;
   param: string;
+  /** What follows the segment, e.g. `/input_items`; empty for a trailing segment. */
+  suffix: string;
   byMethod: Map<string, Route>;
 }
 
@@ -43,9 +45,12 @@ export function createApp(options: AppOptions) {
       exact.set(route.path, byMethod);
     } else {
       const prefix = route.path.slice(0, colon + 1);
-      const param = route.path.slice(colon + 2);
-      let pattern = patterns.find((p) => p.prefix === prefix);
-      if (!pattern) patterns.push((pattern = { prefix, param, byMethod: new Map() }));
+      const rest = route.path.slice(colon + 2);
+      const slash = rest.indexOf('/');
+      const param = slash === -1 ? rest : rest.slice(0, slash);
+      const suffix = slash === -1 ? '' : rest.slice(slash);
+      let pattern = patterns.find((p) => p.prefix === prefix && p.suffix === suffix);
+      if (!pattern) patterns.push((pattern = { prefix, param, suffix, byMethod: new Map() }));
       pattern.byMethod.set(route.method, route);
     }
   }
@@ -55,8 +60,8 @@ export function createApp(options: AppOptions) {
     const direct = exact.get(path);
     if (direct) return { byMethod: direct, params: {} };
     for (const p of patterns) {
-      if (path.startsWith(p.prefix)) {
-        const rest = path.slice(p.prefix.length);
+      if (path.startsWith(p.prefix) && path.endsWith(p.suffix) && path.length > p.prefix.length + p.suffix.length) {
+        const rest = path.slice(p.prefix.length, path.length - p.suffix.length);
         if (rest.length > 0 && !rest.includes('/')) return { byMethod: p.byMethod, params: { [p.param]: decodeSegment(rest) } };
       }
     }

@@ -40,6 +40,8 @@ import { sendError } from './respond.js';
 import type { OperationDeps } from './open-operation.js';
 import { readCredentialHeaders } from './read-credential-headers.js';
 import { createContextPropagator, type RequestContextEnv } from './request-context.js';
+import { createResponsesRoutes } from '../responses/responses-route.js';
+import { responseStoreFromSettings } from '../responses/response-store-from-settings.js';
 
 export interface GatewayDeps {
   telemetry?: Telemetry;
@@ -124,6 +126,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
     propagator: createContextPropagator(deps.propagators),
   };
   const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv, log };
+  const responseStore = await responseStoreFromSettings(settings);
 
   let draining = false;
   const routes: Route[] = [
@@ -138,6 +141,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       },
     }),
     ...createModelsRoutes({ providers, planEnv }),
+    ...createResponsesRoutes({ ...operationDeps, settings, contextEnv, store: responseStore, log }),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
     { method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) },
     ...createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes }),
@@ -210,6 +214,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
       await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
       if (!deps.virtualKeys) virtualKeys.close();
+      await responseStore.close?.();
       await telemetry.shutdown(5_000);
       if (healthServer) {
         healthServer.closeAllConnections();

@@ -187,7 +187,7 @@ describe('client.responses.create', () => {
 
     const second = await h.client.responses.create({
       model: 'gemini-3-flash-preview',
-      input: [...input, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
+      input: [...input, ...(first.output as unknown as ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
       tools: [weatherTool],
     });
     expect(second.output_text).toBe('It is sunny in Paris.');
@@ -223,7 +223,7 @@ describe('client.responses.create', () => {
     const second = await h.client.responses.create(
       {
         model: 'gemini-3-flash-preview',
-        input: [{ role: 'user', content: 'Rome?' }, ...(first.output as ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id as string, output: 'warm' }],
+        input: [{ role: 'user', content: 'Rome?' }, ...(first.output as unknown as ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id as string, output: 'warm' }],
         tools: [weatherTool],
         store: false,
       },

@@ -30,6 +30,8 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
   // Records being written: registered synchronously by `put`, so a request that follows the
   // answer at once finds its response before the file is on disk.
   const pending = new Map<string, StoredResponse>();
+  /** Deleted while its write was in flight: removed again once the write lands. */
+  const cancelled = new Set<string>();
 
   const read = async (id: string): Promise<FileRecord | undefined> => {
     if (!isResponseId(id)) return undefined;
@@ -104,10 +106,12 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
       } finally {
         if (pending.get(id) === copy) pending.delete(id);
       }
+      if (cancelled.delete(id)) await remove(id, copy);
       if (++writes % SWEEP_EVERY === 0) await sweep();
     },
     async delete(id) {
       const wasPending = pending.delete(id);
+      if (wasPending) cancelled.add(id);
       const found = await read(id);
       if (!found) return wasPending;
       await remove(id, found.record);

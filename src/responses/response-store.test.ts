@@ -50,6 +50,15 @@ describe.each(kinds)('%s response store', (_name, create) => {
     expect(await store.findCall('call-abc')).toBeUndefined();
   });
 
+  it('finds a record as soon as put is called, before its write lands', async () => {
+    const store = await create({ maxBytes: 1_000_000, ttlMs: 60_000 });
+    const r = record('call-now');
+    const writing = store.put(r);
+    expect(await store.get(r.response.id)).toStrictEqual(r);
+    expect(await store.findCall('call-now')).toBe(r.response.id);
+    await writing;
+  });
+
   it('forgets a record after its TTL', async () => {
     let now = 1_000_000;
     const store = await create({ maxBytes: 1_000_000, ttlMs: 1_000, now: () => now });

@@ -107,6 +107,8 @@ describe('client.responses.create', () => {
     expect(request.kind).toBe(SpanKind.SERVER);
     expect(request.attributes['gen_ai.request.model']).toBe('gemini-2.5-flash');
     expect(request.attributes['gateway.attempts']).toBe(1);
+    expect(request.attributes['http.route']).toBe('/v1/responses');
+    expect(request.attributes['gen_ai.operation.name']).toBe('chat');
     const [attempt, ...more] = h.attempts(traceparent);
     expect(more).toStrictEqual([]);
     expect(attempt!.parentSpanContext?.spanId).toBe(request.spanContext().spanId);

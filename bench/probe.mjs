@@ -1,8 +1,12 @@
 // IPC probe shared by the bench's own processes (gateway, floor, emulator, sink): answers
 //   {type:'mem', gc}  → process.memoryUsage() (after a full GC when gc is true and --expose-gc is on)
 //   {type:'probe'}    → event-loop delay and GC time since the last probe, then resets them
+//   {type:'cpuprof', action:'start'|'stop', file} → a V8 CPU profile of exactly the span between the
+//                       two messages (node:inspector, in process), written to `file` on stop
 // The event-loop monitor and GC observer run only with BENCH_PROBE=1 (`npm run bench -- --profile`):
 // a 1 ms loop timer costs CPU of its own, so the ordinary run leaves them off.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 
 const GC_KINDS = {
@@ -28,7 +32,24 @@ export function installProbe() {
       }
     }).observe({ entryTypes: ['gc'] });
   }
-  process.on('message', (msg) => {
+  let session;
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  process.on('message', async (msg) => {
+    if (msg?.type === 'cpuprof') {
+      if (msg.action === 'start') {
+        session = new Session();
+        session.connect();
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 250 });
+        await post('Profiler.start');
+      } else {
+        const { profile } = await post('Profiler.stop');
+        session.disconnect();
+        writeFileSync(msg.file, JSON.stringify(profile));
+      }
+      process.send?.({ type: 'cpuprof' });
+      return;
+    }
     if (msg?.type === 'mem') {
       if (msg.gc && global.gc) global.gc();
       process.send?.({ type: 'mem', ...process.memoryUsage() });

@@ -12,17 +12,32 @@
 //   --requests N     requests of the memory-flatness run (default 50000; 0 skips it)
 //   --peer           also measure `@portkey-ai/gateway` 1.15.2 (installed from npm into
 //                    .cache/bench-peer on first use)
-//   --profile DIR    write CPU profiles of the floor and the sidegate processes to DIR, and report
-//                    event-loop delay and GC time per segment (costs CPU of its own: compare
-//                    profiled runs with profiled runs only)
+//   --probe          report event-loop delay (perf_hooks.monitorEventLoopDelay) and GC time of
+//                    each process per segment (costs CPU of its own: compare probed runs with
+//                    probed runs only); CPU profiles come from bench/profile.mjs
 //   --only a,b       run only these participants (direct,bare,floor,on,off,down,peer)
-import { fork, spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
+import {
+  ask,
+  cpuMs,
+  directTargets,
+  freePort,
+  gatewayTargets,
+  mb,
+  MODEL,
+  round,
+  rss,
+  sidegateHeaders,
+  sleep,
+  start,
+  startFloor,
+  startSidegate,
+} from './processes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -39,100 +54,10 @@ const STREAM_RATE = num('stream-rate', 200);
 const STREAMS = num('streams', 1000);
 const REQUESTS = num('requests', 50_000);
 const PEER = args.includes('--peer');
-const PROFILE = option('profile') === undefined ? undefined : resolvePath(option('profile'));
+const PROBE = args.includes('--probe');
 const ONLY = option('only')?.split(',');
-const GATEWAY_KEY = 'bench-gateway-key';
-const MODEL = 'gemini-2.5-flash';
 const PEER_PACKAGE = '@portkey-ai/gateway@1.15.2';
-
-const PROMPT = 'Say hello to the benchmark.';
-const chatBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 });
-const chatStreamBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
-const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
-
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
-/** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-/** VmRSS (and VmHWM) in MB, as the kernel reports them. */
-function rss(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss_mb: mb(kb('VmRSS') * 1024), hwm_mb: mb(kb('VmHWM') * 1024) };
-}
-
-const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const round = (x, digits = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function start(file, argv = [], env = {}, execArgv = []) {
-  const child = fork(join(here, file), argv, {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    execArgv: ['--expose-gc', ...execArgv],
-    env: { ...process.env, ...env },
-  });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl !== -1) resolve({ child, pid: child.pid, url: JSON.parse(buf.slice(0, nl)).url });
-    });
-    child.once('exit', (code) => reject(new Error(`${file} ${argv[0] ?? ''} exited with ${code}`)));
-  });
-}
-
-function ask(child, type, extra = {}) {
-  return new Promise((resolve) => {
-    const onMessage = (m) => {
-      if (m?.type === type) {
-        child.off('message', onMessage);
-        resolve(m);
-      }
-    };
-    child.on('message', onMessage);
-    child.send({ type, ...extra });
-  });
-}
-
-async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-function profileArgs(name) {
-  return PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-}
-const probeEnv = PROFILE ? { BENCH_PROBE: '1' } : {};
-
-function gatewayTargets(url, headers) {
-  return {
-    json: { origin: url, path: '/v1/chat/completions', headers, body: chatBody },
-    stream: { origin: url, path: '/v1/chat/completions', headers, body: chatStreamBody },
-  };
-}
-const sidegateHeaders = {
-  'content-type': 'application/json',
-  'x-gateway-api-key': GATEWAY_KEY,
-  'x-gateway-provider': 'google',
-  authorization: 'Bearer bench-provider-key',
-};
-
-async function startSidegate(key, emulatorUrl, env, extra = {}) {
-  const p = await start('child.mjs', ['gateway', emulatorUrl, GATEWAY_KEY], {
-    OTEL_SERVICE_NAME: 'sidegate-bench',
-    OTEL_METRIC_EXPORT_INTERVAL: '60000',
-    ...probeEnv,
-    ...env,
-  }, profileArgs(key));
-  return { ...p, ...gatewayTargets(p.url, sidegateHeaders), ...extra };
-}
+const probeEnv = PROBE ? { BENCH_PROBE: '1' } : {};
 
 async function startPeer(emulatorUrl) {
   const prefix = join(root, '.cache', 'bench-peer');
@@ -185,11 +110,11 @@ async function enqueue(emulatorUrl, replies) {
 
 /** CPU (and, when profiling, event-loop delay and GC) of `p` across `run()`. */
 async function measured(p, run) {
-  if (p.child?.connected && PROFILE) await ask(p.child, 'probe');
+  if (p.child?.connected && PROBE) await ask(p.child, 'probe');
   const before = cpuMs(p.pid);
   const result = await run();
   const cpu = cpuMs(p.pid) - before;
-  const probe = p.child?.connected && PROFILE ? await ask(p.child, 'probe') : undefined;
+  const probe = p.child?.connected && PROBE ? await ask(p.child, 'probe') : undefined;
   return { result, cpu, probe };
 }
 
@@ -205,30 +130,22 @@ const LABELS = {
 
 async function main() {
   const began = performance.now();
-  if (PROFILE) mkdirSync(PROFILE, { recursive: true });
   const want = (key) => !ONLY || ONLY.includes(key) || (key === 'direct');
   const sink = await start('child.mjs', ['sink']);
   const emulator = await start('child.mjs', ['emulator']);
   const deadPort = await freePort(); // nothing listens here: the collector is down
 
   const parts = {};
-  parts.direct = {
-    ...emulator,
-    json: { origin: emulator.url, path: `/v1beta/models/${MODEL}:generateContent`, headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' }, body: geminiBody },
-    stream: { origin: emulator.url, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' }, body: geminiBody },
-  };
+  parts.direct = { ...emulator, ...directTargets(emulator.url) };
   const starting = {
     bare: async () => {
       const p = await start('bare-proxy.mjs', [emulator.url], probeEnv);
       return { ...p, json: gatewayTargets(p.url, sidegateHeaders).json };
     },
-    floor: async () => {
-      const p = await start('floor.mjs', [emulator.url], probeEnv, profileArgs('floor'));
-      return { ...p, ...gatewayTargets(p.url, { 'content-type': 'application/json' }) };
-    },
-    on: () => startSidegate('on', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
-    off: () => startSidegate('off', emulator.url, { OTEL_SDK_DISABLED: 'true' }),
-    down: () => startSidegate('down', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
+    floor: () => startFloor(emulator.url, 128, probeEnv),
+    on: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+    off: () => startSidegate(emulator.url, { ...probeEnv, OTEL_SDK_DISABLED: 'true' }),
+    down: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
   };
   for (const [key, fn] of Object.entries(starting)) if (want(key)) parts[key] = await fn();
   if (PEER && want('peer')) {
@@ -255,7 +172,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, streams: STREAMS, requests: REQUESTS, profile: PROFILE ?? null },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, streams: STREAMS, requests: REQUESTS, probe: PROBE },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
@@ -363,9 +280,9 @@ async function main() {
   for (const k of ['floor', 'on'].filter(want)) {
     const fresh =
       k === 'floor'
-        ? { ...(await start('floor.mjs', [emulator.url, String(STREAMS + 24)])) }
-        : await startSidegate('streams', emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, BENCH_UPSTREAM_CONNECTIONS: String(STREAMS + 24) });
-    const ft = gatewayTargets(fresh.url, k === 'floor' ? { 'content-type': 'application/json' } : sidegateHeaders);
+        ? await startFloor(emulator.url, STREAMS + 24)
+        : await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, BENCH_UPSTREAM_CONNECTIONS: String(STREAMS + 24) });
+    const ft = fresh;
     await runCount(ft.json, 5, 1);
     await sleep(1000);
     const idle = rss(fresh.pid).rss_mb;
@@ -374,7 +291,7 @@ async function main() {
     report.open_streams[k] = { idle_rss_mb: idle, ...sample };
     fresh.child.kill('SIGTERM');
   }
-  log(`${STREAMS} open streams: RSS (MB) with all open`, Object.fromEntries(['floor', 'on'].filter((k) => report.open_streams[k]).map((k) => [k, `${report.open_streams[k].rss_mb} (${report.open_streams[k].open} open)`])));
+  log(`${STREAMS} open streams: RSS (MB) with the most open`, Object.fromEntries(['floor', 'on'].filter((k) => report.open_streams[k]).map((k) => [k, `${report.open_streams[k].rss_mb} (${report.open_streams[k].open} open)`])));
 
   if (parts.on && REQUESTS > 0) report.memory_over_requests = await memoryOverRequests(parts.on);
 
@@ -389,7 +306,6 @@ async function main() {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nreport: ${file} (${report.seconds_taken} s)`);
-  if (PROFILE) console.log(`CPU profiles: ${PROFILE}`);
 }
 
 function log(title, values) {

@@ -1,0 +1,113 @@
+// Starting and reading the bench's processes (run.mjs, profile.mjs): each participant is its own
+// process, CPU and memory are read from procfs so the peer (no IPC) is measured the same way.
+import { fork, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export const GATEWAY_KEY = 'bench-gateway-key';
+export const MODEL = 'gemini-2.5-flash';
+
+export const PROMPT = 'Say hello to the benchmark.';
+export const chatBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 });
+export const chatStreamBody = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
+export const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
+
+export const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
+/** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+/** VmRSS (and VmHWM) in MB, as the kernel reports them. */
+export function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss_mb: mb(kb('VmRSS') * 1024), hwm_mb: mb(kb('VmHWM') * 1024) };
+}
+
+export const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+export const round = (x, digits = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function start(file, argv = [], env = {}, execArgv = []) {
+  const child = fork(join(here, file), argv, {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    execArgv: ['--expose-gc', ...execArgv],
+    env: { ...process.env, ...env },
+  });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl !== -1) resolve({ child, pid: child.pid, url: JSON.parse(buf.slice(0, nl)).url });
+    });
+    child.once('exit', (code) => reject(new Error(`${file} ${argv[0] ?? ''} exited with ${code}`)));
+  });
+}
+
+export function ask(child, type, extra = {}) {
+  return new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (m?.type === type) {
+        child.off('message', onMessage);
+        resolve(m);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ type, ...extra });
+  });
+}
+
+export async function freePort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export function gatewayTargets(url, headers) {
+  return {
+    json: { origin: url, path: '/v1/chat/completions', headers, body: chatBody },
+    stream: { origin: url, path: '/v1/chat/completions', headers, body: chatStreamBody },
+  };
+}
+export const sidegateHeaders = {
+  'content-type': 'application/json',
+  'x-gateway-api-key': GATEWAY_KEY,
+  'x-gateway-provider': 'google',
+  authorization: 'Bearer bench-provider-key',
+};
+
+/** sidegate in its own process; `env` says how it traces (run.mjs: on, off, collector down). */
+export async function startSidegate(emulatorUrl, env = {}, execArgv = []) {
+  const p = await start(
+    'child.mjs',
+    ['gateway', emulatorUrl, GATEWAY_KEY],
+    { OTEL_SERVICE_NAME: 'sidegate-bench', OTEL_METRIC_EXPORT_INTERVAL: '60000', ...env },
+    execArgv,
+  );
+  return { ...p, ...gatewayTargets(p.url, sidegateHeaders) };
+}
+
+/** The floor (floor.mjs) with an upstream pool of `connections`. */
+export async function startFloor(emulatorUrl, connections = 128, env = {}, execArgv = []) {
+  const p = await start('floor.mjs', [emulatorUrl, String(connections)], env, execArgv);
+  return { ...p, ...gatewayTargets(p.url, { 'content-type': 'application/json' }) };
+}
+
+/** The upstream alone: the emulator's own routes, the reference every "added" figure subtracts. */
+export function directTargets(emulatorUrl) {
+  const headers = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' };
+  return {
+    json: { origin: emulatorUrl, path: `/v1beta/models/${MODEL}:generateContent`, headers, body: geminiBody },
+    stream: { origin: emulatorUrl, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, headers, body: geminiBody },
+  };
+}
+

@@ -36,15 +36,21 @@ const starters = {
   on: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
   off: () => startSidegate(emulator.url, { ...probe, OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
+  // spans made and ended, but no span processor: what the export pipeline costs is on − noexport
+  noexport: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_EXPORTER: 'none' }),
   flags: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }, FLAGS ?? []),
 };
 
 const summary = { date: new Date().toISOString(), command: `node bench/profile.mjs ${args.join(' ')}`.trim(), rate: RATE, seconds: SECONDS, flags: FLAGS, participants: {} };
+const seen = {};
 for (const key of ONLY) {
+  // a participant named twice (to interleave: on,off,on,off) gets a fresh process and its own entry
+  seen[key] = (seen[key] ?? 0) + 1;
+  const name = seen[key] > 1 ? `${key}#${seen[key]}` : key;
   const p = await starters[key]();
   await maxThroughput({ target: p.json, seconds: 2 });
   await ask(p.child, 'probe');
-  const file = join(OUT, `${key}.cpuprofile`);
+  const file = join(OUT, `${name}.cpuprofile`);
   await ask(p.child, 'cpuprof', { action: 'start' });
   const before = cpuMs(p.pid);
   const [result] = await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
@@ -56,7 +62,7 @@ for (const key of ONLY) {
   const latency = summarize(result.latencies);
   const gcMs = Object.values(probed.gc).reduce((sum, k) => sum + k.ms, 0);
   const profile = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')));
-  summary.participants[key] = {
+  summary.participants[name] = {
     requests,
     errors: result.errors,
     unfinished: result.unfinished,
@@ -69,11 +75,11 @@ for (const key of ONLY) {
     profile_us_per_request: Object.fromEntries(profile.groups.filter(([, us]) => us / profile.busy >= 0.005).map(([g, us]) => [g, round(us / requests, 1)])),
     top_functions_us_per_request: Object.fromEntries(profile.functions.slice(0, 30).map(([f, us]) => [f, round(us / requests, 1)])),
   };
-  const s = summary.participants[key];
-  console.log(`\n== ${key}: ${requests} requests at ${RATE} req/s; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
+  const s = summary.participants[name];
+  console.log(`\n== ${name}: ${requests} requests at ${RATE} req/s; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
   console.log(`event-loop delay (ms): p50 ${s.event_loop_delay_ms.p50}, p99 ${s.event_loop_delay_ms.p99}, max ${s.event_loop_delay_ms.max}`);
   console.log(`GC: ${Object.entries(s.gc).map(([k, v]) => `${k} ${v.count}× ${round(v.ms, 1)} ms (max ${round(v.max_ms, 2)})`).join(', ')} → ${s.gc_us_per_request} µs/req`);
-  printSummary(key, profile, requests, 20);
+  printSummary(name, profile, requests, 20);
 }
 writeFileSync(join(OUT, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
 emulator.child.kill('SIGTERM');

@@ -1,0 +1,72 @@
+// A/B of CPU per request on a busy machine: the participants are served at the same time, their
+// requests interleaved one by one at a fixed rate each, so every one of them sees the same machine
+// conditions in the same window; CPU per request comes from /proc. Ratios within one run are what
+// to compare (the absolute figures move with the machine's load).
+//   node bench/compare.mjs [--rate 300] [--seconds 10] [--rounds 3] [--only floor,off,on]
+//                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
+//                                                                  on, with these V8/Node flags)
+//                          [--env "NAME=value NAME2=value"]       (adds "env": sidegate, tracing
+//                                                                  on, with this environment)
+// Needs `npm run build` first.
+import { fixedRate, maxThroughput, summarize } from './load.mjs';
+import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : args[i + 1];
+};
+const RATE = Number(option('rate', 300));
+const SECONDS = Number(option('seconds', 10));
+const ROUNDS = Number(option('rounds', 3));
+const FLAGS = option('flags', undefined)?.split(' ').filter(Boolean);
+const ENV = option('env', undefined) && Object.fromEntries(option('env').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const ONLY = option('only', 'floor,off,on').split(',');
+if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
+if (ENV && !ONLY.includes('env')) ONLY.push('env');
+
+const sink = await start('child.mjs', ['sink']);
+const emulator = await start('child.mjs', ['emulator']);
+const deadPort = await freePort();
+const on = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+const starters = {
+  floor: () => startFloor(emulator.url),
+  on: () => startSidegate(emulator.url, on),
+  off: () => startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
+  down: () => startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
+  noexport: () => startSidegate(emulator.url, { ...on, OTEL_TRACES_EXPORTER: 'none' }),
+  flags: () => startSidegate(emulator.url, on, FLAGS ?? []),
+  env: () => startSidegate(emulator.url, { ...on, ...ENV }),
+};
+const parts = [];
+for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
+for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
+
+const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], errors: 0 }));
+for (let r = 0; r < ROUNDS; r++) {
+  // rotate who goes first in the interleaving, so no one is always first after a pause
+  const order = parts.map((_, i) => (i + r) % parts.length);
+  const before = parts.map((p) => cpuMs(p.pid));
+  const results = await fixedRate({ targets: order.map((i) => parts[i].json), ratePerSecond: RATE * parts.length, seconds: SECONDS });
+  order.forEach((i, j) => {
+    acc[i].cpu += cpuMs(parts[i].pid) - before[i];
+    acc[i].requests += results[j].latencies.length + results[j].errors;
+    acc[i].latencies.push(...results[j].latencies);
+    acc[i].errors += results[j].errors;
+  });
+}
+const base = acc[parts.findIndex((p) => p.key === 'floor')];
+const out = {};
+console.log(`${RATE} req/s each, ${parts.length} participants interleaved, ${ROUNDS}×${SECONDS} s${FLAGS ? `; flags: ${FLAGS.join(' ')}` : ''}${ENV ? `; env: ${option('env')}` : ''}`);
+parts.forEach((p, i) => {
+  const a = acc[i];
+  const us = (a.cpu * 1000) / a.requests;
+  const s = summarize(a.latencies);
+  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), errors: a.errors };
+  const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
+  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)} ms, p99 ${round(s.p99_ms, 2)} ms, errors ${a.errors}`);
+  p.child.kill('SIGTERM');
+});
+console.log(JSON.stringify(out));
+emulator.child.kill('SIGTERM');
+sink.child.kill('SIGTERM');

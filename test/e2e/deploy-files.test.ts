@@ -35,6 +35,61 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('Jaeger retention (deploy/jaeger/jaeger.yaml, compose, deploy/k8s/jaeger.yaml)', () => {
+  const config = parse(read('deploy/jaeger/jaeger.yaml')) as Json;
+  const compose = parse(read('docker-compose.yml')) as Json;
+  const docs = parseAllDocuments(read('deploy/k8s/jaeger.yaml')).map((d) => d.toJS() as Json);
+  const goDuration = /^\d+(h|m|s)$/;
+
+  it('stores traces in badger on disk with an explicit span TTL, and serves them from the same store', () => {
+    const backends = config.extensions.jaeger_storage.backends as Json;
+    const [name, backend] = Object.entries(backends)[0] as [string, Json];
+    expect(Object.keys(backends)).toHaveLength(1);
+    expect(backend.badger.ephemeral).toStrictEqual(false);
+    expect(backend.badger.ttl.spans).toMatch(/^\$\{env:JAEGER_SPAN_TTL:-168h\}$/);
+    expect(backend.badger.directories.keys).not.toStrictEqual(backend.badger.directories.values);
+    expect(config.extensions.jaeger_query.storage.traces).toStrictEqual(name);
+    expect(config.exporters.jaeger_storage_exporter.trace_storage).toStrictEqual(name);
+    expect(config.service.pipelines.traces).toStrictEqual({ receivers: ['otlp'], processors: ['batch'], exporters: ['jaeger_storage_exporter'] });
+  });
+
+  it('compose mounts that config and a named volume, sets the TTL, and points the gateway at the query API', () => {
+    const jaeger = compose.services.jaeger;
+    expect(jaeger.command).toStrictEqual(['--config', '/etc/jaeger/jaeger.yaml']);
+    expect(jaeger.volumes).toContain('./deploy/jaeger/jaeger.yaml:/etc/jaeger/jaeger.yaml:ro');
+    const [volume, mount] = (jaeger.volumes as string[]).find((v) => !v.startsWith('./'))!.split(':');
+    expect(Object.keys(compose.volumes)).toContain(volume);
+    expect(mount).toStrictEqual(jaeger.environment.JAEGER_BADGER_DIR);
+    expect(jaeger.environment.JAEGER_SPAN_TTL).toStrictEqual('${JAEGER_SPAN_TTL:-168h}');
+    expect(compose.services.sidegate.environment.SIDEGATE_TRACES_URL).toStrictEqual('http://jaeger:16686');
+  });
+
+  it('the Kubernetes example carries the same config, a volume for badger and a TTL, behind the service the sidecar reads', () => {
+    const configMap = docs.find((d) => d.kind === 'ConfigMap') as Json;
+    expect(configMap.data['jaeger.yaml']).toStrictEqual(read('deploy/jaeger/jaeger.yaml'));
+    const deployment = docs.find((d) => d.kind === 'Deployment') as Json;
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e.value]));
+    expect(env.JAEGER_SPAN_TTL).toMatch(goDuration);
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: Json) => [m.name, m.mountPath]));
+    expect(mounts.badger).toStrictEqual(env.JAEGER_BADGER_DIR);
+    expect(`${mounts.config}/jaeger.yaml`).toStrictEqual(container.args[1]);
+    const volumes = Object.fromEntries(pod.volumes.map((v: Json) => [v.name, v]));
+    expect(volumes.config.configMap.name).toStrictEqual(configMap.metadata.name);
+    const claim = docs.find((d) => d.kind === 'PersistentVolumeClaim') as Json;
+    expect(volumes.badger.persistentVolumeClaim.claimName).toStrictEqual(claim.metadata.name);
+    expect(deployment.spec.strategy.type).toStrictEqual('Recreate');
+
+    const service = docs.find((d) => d.kind === 'Service') as Json;
+    const query = service.spec.ports.find((p: Json) => p.name === 'query');
+    const sidecar = (parseAllDocuments(read('deploy/k8s/sidegate-sidecar.yaml')).map((d) => d.toJS() as Json).find((d) => d.kind === 'Deployment') as Json)
+      .spec.template.spec.initContainers[0];
+    const tracesUrl = sidecar.env.find((e: Json) => e.name === 'SIDEGATE_TRACES_URL').value;
+    expect(tracesUrl).toStrictEqual(`http://${service.metadata.name}.${service.metadata.namespace}:${query.port}`);
+  });
+});
+
 describe('otel-collector.yaml', () => {
   const config = parse(read('otel-collector.yaml')) as Json;
 

@@ -32,6 +32,8 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
   const pending = new Map<string, StoredResponse>();
   /** Deleted while its write was in flight: removed again once the write lands. */
   const cancelled = new Set<string>();
+  /** Writes in flight, awaited by `close` so a shutdown never leaves a response half-kept. */
+  const writing = new Set<Promise<void>>();
 
   const read = async (id: string): Promise<FileRecord | undefined> => {
     if (!isResponseId(id)) return undefined;
@@ -86,28 +88,37 @@ export async function createDiskResponseStore(dir: string, limits: StoreLimits):
     }
   };
 
+  const persist = async (id: string, copy: StoredResponse): Promise<void> => {
+    try {
+      const body: FileRecord = { expiresAt: now() + limits.ttlMs, record: copy };
+      await writeFileAtomic(file(id), JSON.stringify(body));
+      for (const callId of callIdsOf(copy)) {
+        if (CALL_ID.test(callId)) await writeFileAtomic(join(callsDir, callId), id);
+      }
+    } finally {
+      if (pending.get(id) === copy) pending.delete(id);
+    }
+    if (cancelled.delete(id)) await remove(id, copy);
+    if (++writes % SWEEP_EVERY === 0) await sweep();
+  };
+
   await sweep();
 
   return {
     async get(id) {
       return pending.get(id) ?? (await read(id))?.record;
     },
-    async put(record) {
+    put(record) {
       const id = record.response.id;
-      if (!isResponseId(id)) throw new Error('not a response id');
+      if (!isResponseId(id)) return Promise.reject(new Error('not a response id'));
       const copy = JSON.parse(JSON.stringify(record)) as StoredResponse;
       pending.set(id, copy);
-      try {
-        const body: FileRecord = { expiresAt: now() + limits.ttlMs, record: copy };
-        await writeFileAtomic(file(id), JSON.stringify(body));
-        for (const callId of callIdsOf(copy)) {
-          if (CALL_ID.test(callId)) await writeFileAtomic(join(callsDir, callId), id);
-        }
-      } finally {
-        if (pending.get(id) === copy) pending.delete(id);
-      }
-      if (cancelled.delete(id)) await remove(id, copy);
-      if (++writes % SWEEP_EVERY === 0) await sweep();
+      const write = persist(id, copy);
+      writing.add(write);
+      return write.finally(() => writing.delete(write));
+    },
+    async close() {
+      await Promise.allSettled([...writing]);
     },
     async delete(id) {
       const wasPending = pending.delete(id);

@@ -21,13 +21,23 @@ beforeAll(() => {
 afterAll(() => rmSync(pkg, { recursive: true, force: true }));
 
 describe('package exports', () => {
-  it('exposes sidegate/client with typings', () => {
+  it('exposes sidegate/client, sidegate/langchain and sidegate/llamaindex with typings', () => {
     const out = execFileSync(
       process.execPath,
       ['--input-type=module', '-e', "import * as m from 'sidegate/client'; console.log(Object.keys(m).sort().join(','))"],
       { cwd: pkg, env: { PATH: process.env.PATH ?? '' } },
     ).toString();
     expect(out.trim()).toBe('DEFAULT_BASE_URL,SidegateClient,createClient,createHeaders,sidegate');
+    const handlers = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { SidegateCallbackHandler } from 'sidegate/langchain'; import { SidegateLlamaIndexHandler } from 'sidegate/llamaindex'; console.log(typeof SidegateCallbackHandler, typeof SidegateLlamaIndexHandler)",
+      ],
+      { cwd: pkg, env: { PATH: process.env.PATH ?? '' } },
+    ).toString();
+    expect(handlers.trim()).toBe('function function');
     const exportsMap = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).exports as Record<string, { types: string; default: string }>;
     for (const [name, entry] of Object.entries(exportsMap)) {
       if (typeof entry === 'string') continue;

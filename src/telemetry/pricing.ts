@@ -37,6 +37,8 @@ export const DEFAULT_PRICING: PricingTable = Object.freeze({
   'gemini-3.5-flash': { input: 1.5, output: 9 },
   'gemini-pro-latest': { input: 2, output: 12, cachedInput: 0.2, inputLong: 4, outputLong: 18, cachedInputLong: 0.4 },
   'gemini-flash-latest': { input: 0.5, output: 3, cachedInput: 0.05 },
+  // Embeddings bill input tokens only (Gemini API pricing page, paid tier).
+  'gemini-embedding-001': { input: 0.15, output: 0 },
 });
 
 /** The price of a model: exact id, else the longest table key that prefixes it (`gemini-2.5-flash-001`). */

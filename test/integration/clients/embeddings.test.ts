@@ -53,6 +53,7 @@ describe('POST /v1/embeddings', () => {
     expect(attempt!.attributes['gen_ai.operation.name']).toBe('embeddings');
     expect(attempt!.attributes['gen_ai.provider.name']).toBe('gcp.gemini');
     expect(attempt!.attributes['gen_ai.usage.input_tokens']).toBe(6);
+    expect(attempt!.attributes['gateway.cost.usd']).toBeCloseTo((6 * 0.15) / 1e6, 12);
     expect(attempt!.attributes['http.response.status_code']).toBe(200);
     expect(attempt!.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
     // The attempt's context went upstream.

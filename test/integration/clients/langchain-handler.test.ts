@@ -6,16 +6,13 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { HumanMessage, type ToolMessage } from '@langchain/core/messages';
 import { RunnableLambda } from '@langchain/core/runnables';
-import { tool } from '@langchain/core/tools';
-import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { SidegateCallbackHandler } from '../../../src/client/langchain.js';
 import { createTelemetry } from '../../../src/telemetry/create-telemetry.js';
 import { mapSpanId, mapTraceId } from '../../../src/telemetry/map-id.js';
 import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from '../harness.js';
+import { WEATHER_QUESTION, weatherAgent } from './framework-runs.js';
 
 const exporter = new InMemorySpanExporter();
 let h: Harness;
@@ -33,32 +30,10 @@ beforeEach(() => {
   exporter.reset();
 });
 
-const QUESTION = 'What is the weather? Call get_weather {"city":"Paris"} please.';
-
-export function weatherAgent(handler: SidegateCallbackHandler) {
-  const getWeather = tool(async ({ city }: { city: string }) => `18C in ${city}`, {
-    name: 'get_weather',
-    description: 'Weather of a city',
-    schema: z.object({ city: z.string() }),
-  });
-  const model = new ChatOpenAI({
-    model: 'gemini-2.5-flash',
-    apiKey: PROVIDER_KEY,
-    maxRetries: 0,
-    configuration: handler.chatOpenAIConfiguration({ provider: 'google' }),
-  }).bindTools([getWeather]);
-  return RunnableLambda.from(async (question: string, config) => {
-    const first = await model.invoke([new HumanMessage(question)], config);
-    const result = (await getWeather.invoke(first.tool_calls![0]!, config)) as ToolMessage;
-    const final = await model.invoke([new HumanMessage(question), first, result], config);
-    return final.content as string;
-  }).withConfig({ runName: 'weather-agent' });
-}
-
 describe('SidegateCallbackHandler', () => {
   it('makes one trace of a chain with a tool and ChatOpenAI, the gateway spans under the LLM runs', async () => {
     const handler = new SidegateCallbackHandler({ apiKey: GATEWAY_KEY, baseURL: `${h.gateway.url}/v1`, metadata: { user_name: 'ana' } });
-    const answer = await weatherAgent(handler).invoke(QUESTION, { callbacks: [handler] });
+    const answer = await weatherAgent(handler, PROVIDER_KEY).invoke(WEATHER_QUESTION, { callbacks: [handler] });
     expect(answer).toContain('get_weather returned');
     await handler.flush();
 

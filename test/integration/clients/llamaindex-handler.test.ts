@@ -5,13 +5,12 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { OpenAI, OpenAIEmbedding } from '@llamaindex/openai';
-import { Document, Settings, VectorStoreIndex } from 'llamaindex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SidegateLlamaIndexHandler } from '../../../src/client/llamaindex.js';
 import { createTelemetry } from '../../../src/telemetry/create-telemetry.js';
 import { mapTraceId } from '../../../src/telemetry/map-id.js';
 import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from '../harness.js';
+import { runLlamaQuery } from './framework-runs.js';
 
 const exporter = new InMemorySpanExporter();
 let h: Harness;
@@ -25,24 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-export async function runQuery(baseURL: string, handler: SidegateLlamaIndexHandler): Promise<string> {
-  const session = handler.openAISessionOptions({ provider: 'google' });
-  Settings.llm = new OpenAI({ model: 'gemini-2.5-flash', apiKey: PROVIDER_KEY, baseURL, maxRetries: 0, additionalSessionOptions: session });
-  Settings.embedModel = new OpenAIEmbedding({ model: 'gemini-embedding-001', dimensions: 256, apiKey: PROVIDER_KEY, baseURL, maxRetries: 0, additionalSessionOptions: session });
-  const index = await VectorStoreIndex.fromDocuments([
-    new Document({ text: 'Paris is the capital of France and sits on the Seine.' }),
-    new Document({ text: 'The Nile is a long river that flows through Egypt in Africa.' }),
-  ]);
-  const engine = index.asQueryEngine({ similarityTopK: 1 });
-  const response = await engine.query({ query: 'What is the capital of France?' });
-  return response.toString();
-}
-
 describe('SidegateLlamaIndexHandler', () => {
   it('makes one trace of a query over an in-memory index, gateway LLM and embedding spans included', async () => {
     const handler = new SidegateLlamaIndexHandler({ apiKey: GATEWAY_KEY, baseURL: `${h.gateway.url}/v1`, metadata: { traceId: 'llama-run-1', user_name: 'ana' } }).register();
     try {
-      const answer = await runQuery(`${h.gateway.url}/v1`, handler);
+      const answer = await runLlamaQuery(`${h.gateway.url}/v1`, handler, PROVIDER_KEY);
       // The emulator echoes the prompt: the retrieved context is the France document.
       expect(answer).toContain('Paris is the capital of France');
       expect(answer).not.toContain('Nile');

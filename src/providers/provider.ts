@@ -27,16 +27,22 @@ export interface Target {
   timeoutMs: number;
 }
 
-/** Token usage in provider-neutral terms, for spans, metrics and cost. */
+/**
+ * Token usage in provider-neutral terms: the one usage model spans, metrics and the one cost
+ * function (`telemetry/pricing.ts` `computeCostUsd`) read. OpenAI semantics: totals include
+ * their breakdowns, and a breakdown is never added to its total again.
+ */
 export interface NormalizedUsage {
+  /** Every billed prompt token: includes cached and tool-use prompt tokens. */
   inputTokens: number;
   /** Includes reasoning tokens (OpenAI semantics). */
   outputTokens: number;
   reasoningTokens: number;
+  /** Of `inputTokens`, those read from the context cache (billed at the cached rate). */
   cachedInputTokens: number;
   /** Output tokens that were images (billed at the image rate). */
   imageOutputTokens?: number;
-  /** Prompt tokens spent on tool use (Gemini `toolUsePromptTokenCount`). */
+  /** Of `inputTokens`, those spent on tool use (Gemini `toolUsePromptTokenCount`); already in `inputTokens`. */
   toolUsePromptTokens?: number;
 }
 

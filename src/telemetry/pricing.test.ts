@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { convertUsage } from '../providers/gemini/convert-usage.js';
 import { DEFAULT_PRICING, computeCostUsd, findModelPrice, loadPricingTable } from './pricing.js';
 
 const usage = (over = {}) => ({ inputTokens: 1_000_000, outputTokens: 1_000_000, reasoningTokens: 0, cachedInputTokens: 0, ...over });
@@ -16,6 +17,16 @@ describe('computeCostUsd', () => {
     { name: 'versioned id by prefix', model: 'models/gemini-2.5-flash-lite-001', usage: usage(), want: 0.5 },
   ])('$name', ({ model, usage: u, want }) => {
     expect(computeCostUsd(DEFAULT_PRICING, model, u)).toBeCloseTo(want, 9);
+  });
+
+  // Issue 16: the converter already adds toolUsePromptTokenCount into the input tokens; pricing
+  // added it again, so 100 prompt + 1,000 tool-use tokens cost $0.000755 instead of $0.000455.
+  it('prices the converter’s usage: tool-use prompt tokens are counted once', () => {
+    const price = (meta: Parameters<typeof convertUsage>[0]) => computeCostUsd(DEFAULT_PRICING, 'gemini-2.5-flash', convertUsage(meta).normalized);
+    const withTools = price({ promptTokenCount: 100, toolUsePromptTokenCount: 1000, candidatesTokenCount: 50 });
+    const plain = price({ promptTokenCount: 1100, candidatesTokenCount: 50 });
+    expect(withTools).toBe(0.000455);
+    expect(withTools).toBe(plain);
   });
 
   it('is undefined for an unknown model', () => {

@@ -64,7 +64,8 @@ export function computeCostUsd(table: PricingTable, model: string, usage: Normal
   const imageTokens = usage.imageOutputTokens ?? 0;
   const imageRate = price.imageOutput ?? outRate;
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const inputCost = (usage.inputTokens - cached + (usage.toolUsePromptTokens ?? 0)) * inRate + cached * cachedRate;
+  // `inputTokens` already includes tool-use prompt tokens (NormalizedUsage): counted once here.
+  const inputCost = (usage.inputTokens - cached) * inRate + cached * cachedRate;
   const outputCost = Math.max(0, usage.outputTokens - imageTokens) * outRate + imageTokens * imageRate;
   // Round to a nano-dollar so float noise does not show in traces.
   return Math.round(((inputCost + outputCost) / 1_000_000) * 1e9) / 1e9;

@@ -20,8 +20,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
+import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
-import { compileCondition, type ConditionPredicate } from '../routing/conditions.js';
+import { compileCondition, type ConditionPredicate } from './conditions.js';
 import { findTooDeep, MAX_JSON_DEPTH } from '../openai/json-depth.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 
@@ -166,11 +167,9 @@ export function parseRoutingConfig(json: unknown): RoutingConfig {
   }
   const result = RoutingConfigSchema.safeParse(normalizeAliases(raw));
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const path = [...issue.path];
-    if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) path.push(issue.keys[0]!);
+    const issue = innermostIssue(result.error.issues[0]!);
     const message = issue.code === 'unrecognized_keys' ? `unknown field ${String(issue.keys[0])}` : issue.message;
-    throw invalid(message, formatPath(path));
+    throw invalid(message, issueParam(issue, ROOT_PATH));
   }
   return buildNode(result.data, ROOT_PATH, {
     overrideParams: {},
@@ -366,12 +365,6 @@ export function createRoutingConfigStore(options: { configDir?: string | undefin
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = ROOT_PATH;
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : `.${String(seg)}`;
-  return out;
-}
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };

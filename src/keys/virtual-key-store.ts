@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
+import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
@@ -252,8 +253,8 @@ async function openStore(
     async add(input) {
       const parsed = VirtualKeyInputSchema.safeParse(input);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const param = issue.code === 'unrecognized_keys' ? issue.keys[0]! : issue.path.map(String).join('.') || null;
+        const issue = innermostIssue(parsed.error.issues[0]!);
+        const param = issueParam(issue) || null;
         throw new InvalidRequestError(`invalid virtual key: ${issue.code === 'unrecognized_keys' ? `unknown field ${param}` : issue.message}`, {
           param,
           code: 'invalid_virtual_key',
@@ -331,8 +332,8 @@ export function parseKeysFile(raw: string, createdAt: string): StoredKey[] {
   }
   const parsed = KeysFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? issue.keys : [])].join('.');
+    const issue = innermostIssue(parsed.error.issues[0]!);
+    const path = issueParam(issue);
     throw new Error(`${path || 'top level'}: ${issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message}`);
   }
   const seen = new Set<string>();

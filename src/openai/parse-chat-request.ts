@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
+import { formatParam, innermostIssue, issueParam } from '../issue-param.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.js';
 import { findTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH, MAX_SCHEMA_DEPTH } from './json-depth.js';
 
@@ -57,44 +58,18 @@ function tooDeep(param: string, limit: number, what: string): InvalidRequestErro
   return new InvalidRequestError(`${param}: ${what} nested deeper than ${limit} levels`, { param, code: 'nesting_too_deep' });
 }
 
-export function formatParam(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out;
-}
-
-/**
- * For a union such as `string | Part[]`, report the branch the input was evidently meant for (the
- * one that got furthest) instead of zod's generic "Invalid input" on the union itself.
- */
-function innermostIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
-  let best: z.core.$ZodIssue | undefined;
-  for (const branch of issue.errors) {
-    const candidate = branch[0];
-    if (!candidate) continue;
-    if (candidate.code === 'invalid_type' && candidate.path.length === 0) continue;
-    if (!best || candidate.path.length > best.path.length) best = candidate;
-  }
-  if (!best) return issue;
-  return innermostIssue({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
-}
-
+/** The first issue of a public schema as a 400 with OpenAI's messages and codes. */
 export function issueToError(rawIssue: z.core.$ZodIssue): InvalidRequestError {
   const issue = innermostIssue(rawIssue);
+  const param = issueParam(issue);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    const param = formatParam([...issue.path, key]);
     const message =
       issue.path.length === 0
         ? `Unrecognized request argument supplied: ${key}`
         : `Unrecognized field '${param}'`;
     return new InvalidRequestError(message, { param, code: 'unknown_parameter' });
   }
-  const param = formatParam(issue.path);
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     return new InvalidRequestError(`Missing required parameter: '${param}'.`, { param, code: 'missing_required_parameter' });
   }
@@ -103,3 +78,5 @@ export function issueToError(rawIssue: z.core.$ZodIssue): InvalidRequestError {
     code: 'invalid_value',
   });
 }
+
+export { formatParam };

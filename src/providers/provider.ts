@@ -19,8 +19,6 @@ export interface Target {
   baseUrl: string;
   /** Model override from a routing config (`override_params.model`); else the request's model. */
   model?: string;
-  /** Extra request parameters merged over the client's (`override_params`). */
-  overrideParams?: Record<string, unknown>;
   /** Non-OpenAI response fields are added only when false (DESIGN Decision 9). Default true. */
   strictCompliance: boolean;
   /** Per-attempt timeout until response headers arrive (DESIGN Decision 6). */

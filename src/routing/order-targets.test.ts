@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRoutingConfig, type ConfigGroup } from '../config/routing-config.js';
-import type { ConditionContext } from './conditions.js';
+import type { ConditionContext } from '../config/conditions.js';
 import { orderTargets } from './order-targets.js';
 
 const group = (config: unknown) => parseRoutingConfig(config) as ConfigGroup;

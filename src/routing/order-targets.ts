@@ -5,7 +5,7 @@
  */
 import { InvalidRequestError } from '../errors.js';
 import type { ConfigGroup, ConfigNode } from '../config/routing-config.js';
-import type { ConditionContext } from './conditions.js';
+import type { ConditionContext } from '../config/conditions.js';
 import { pickWeighted } from './loadbalance.js';
 
 export function orderTargets(group: ConfigGroup, context: ConditionContext, random: () => number = Math.random): readonly ConfigNode[] {

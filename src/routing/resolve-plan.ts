@@ -6,14 +6,13 @@
  * target is resolved here, so a missing key or an unknown virtual key fails before any span starts.
  */
 import type { ConfigTarget, RoutingConfig, RoutingConfigStore } from '../config/routing-config.js';
-import type { Target } from '../providers/provider.js';
-import { resolveTarget, type RequestCredentials, type TargetEnvironment } from './resolve-target.js';
+import { resolveTarget, type RequestCredentials, type ResolvedTarget, type TargetEnvironment } from './resolve-target.js';
 
 export interface RoutePlan {
   /** Undefined: one target from the headers, tried once. */
   config?: RoutingConfig;
   /** The target of a config leaf (undefined: no config). Throws 400/401 for bad credentials. */
-  resolveTarget(leaf: ConfigTarget | undefined): Target;
+  resolveTarget(leaf: ConfigTarget | undefined): ResolvedTarget;
 }
 
 /** What the server needs to build request contexts and plans (settings and stores). */
@@ -27,8 +26,8 @@ export function resolvePlan(
   request: { config?: RoutingConfig | undefined; credentials: RequestCredentials },
   env: TargetEnvironment,
 ): RoutePlan {
-  const cache = new Map<string, Target>();
-  const resolve = (leaf: ConfigTarget | undefined): Target => {
+  const cache = new Map<string, ResolvedTarget>();
+  const resolve = (leaf: ConfigTarget | undefined): ResolvedTarget => {
     const key = leaf?.path ?? '';
     let target = cache.get(key);
     if (target === undefined) cache.set(key, (target = resolveTarget(leaf, request.credentials, env)));

@@ -15,6 +15,11 @@ import type { ConfigTarget } from '../config/routing-config.js';
 import type { VirtualKey } from '../keys/virtual-key-store.js';
 import type { ProviderName, Target } from '../providers/provider.js';
 
+/** A target as routing holds it: what a provider gets, plus the config's `override_params`, which routing merges into the request once (`apply-overrides.ts`). */
+export interface ResolvedTarget extends Target {
+  overrideParams?: Readonly<Record<string, unknown>>;
+}
+
 /** What the request headers say (already parsed; `@slug` split off into `virtualKey`). */
 export interface RequestCredentials {
   provider?: ProviderName | undefined;
@@ -37,7 +42,7 @@ export interface TargetEnvironment {
   customHosts: readonly string[];
 }
 
-export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCredentials, env: TargetEnvironment): Target {
+export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCredentials, env: TargetEnvironment): ResolvedTarget {
   const path = node?.path;
   let apiKey: string | undefined;
   let vk: VirtualKey | undefined;

@@ -19,12 +19,14 @@ import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
 import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
-import type { ChatResult, Provider, ProviderName, StreamResult, Target } from '../providers/provider.js';
+import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
 import type { AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
-import type { ConditionContext } from './conditions.js';
+import type { ConditionContext } from '../config/conditions.js';
 import { retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
+import { applyOverrides } from './apply-overrides.js';
 import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
+import type { ResolvedTarget } from './resolve-target.js';
 import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } from './retry-policy.js';
 
 export type ProviderRegistry = Readonly<Record<ProviderName, Provider | undefined>>;
@@ -73,7 +75,8 @@ const DEFAULT_LEAF = 'default';
 
 /** One try of one target: what a provider call needs besides the provider. */
 export interface AttemptCall {
-  target: Target;
+  /** With the config's `override_params`; a chat operation merges them into its request (`chatCall`). */
+  target: ResolvedTarget;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   /** W3C headers of the attempt span to send upstream; may be empty. */
@@ -92,9 +95,26 @@ function chatContext(ctx: RouteContext): AttemptContext {
   return { ...ctx, params: ctx.request as unknown as Record<string, unknown>, model: ctx.request.model };
 }
 
+/**
+ * The provider call of a chat attempt: the request with the target's `override_params` merged
+ * once per resolved target (retries of the same target reuse it), and a target without them.
+ */
+function chatCalls(request: ChatCompletionRequest) {
+  const finals = new WeakMap<ResolvedTarget, { request: ChatCompletionRequest; target: Target }>();
+  return (call: AttemptCall): ProviderCall => {
+    let final = finals.get(call.target);
+    if (final === undefined) {
+      const { overrideParams, ...target } = call.target;
+      finals.set(call.target, (final = { request: applyOverrides(request, overrideParams), target }));
+    }
+    return { ...call, ...final };
+  };
+}
+
 export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<ChatResult> {
+  const callOf = chatCalls(ctx.request);
   return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
-    const result = await provider.chat({ ...call, request: ctx.request });
+    const result = await provider.chat(callOf(call));
     attempt.end({
       status: result.status,
       outcome: result.outcome,
@@ -108,8 +128,9 @@ export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<C
 }
 
 export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Promise<StreamResult> {
+  const callOf = chatCalls(ctx.request);
   return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
-    const result = await provider.chatStream({ ...call, request: ctx.request });
+    const result = await provider.chatStream(callOf(call));
     const iterator = result.chunks[Symbol.asyncIterator]();
     // Read the first chunk before answering: until it is relayed nothing has reached the
     // client, so a failure here (a dropped connection, an error event) may still retry or fall back.

@@ -133,12 +133,6 @@ describe('convertRequest', () => {
       },
     },
     {
-      name: 'overrideParams merged over the request',
-      input: base({ temperature: 1 }),
-      target: { overrideParams: { temperature: 0.1, max_tokens: 5 } },
-      want: { body: { contents: hi, generationConfig: { maxOutputTokens: 5, temperature: 0.1 } }, warnings: [] },
-    },
-    {
       name: 'modalities',
       input: base({ modalities: ['text', 'image'] }),
       want: { body: { contents: hi, generationConfig: { responseModalities: ['TEXT', 'IMAGE'] } }, warnings: [] },
@@ -207,7 +201,6 @@ describe('convertRequest', () => {
       }),
       param: 'messages[2].content[1]',
     },
-    { name: 'bad override', input: base({}), target: { overrideParams: { temperature: 'hot' } }, param: 'temperature' },
     {
       name: 'only system messages',
       input: base({ messages: [{ role: 'system', content: 'x' }] }),

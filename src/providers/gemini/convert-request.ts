@@ -93,26 +93,9 @@ const COMPUTER_USE_ACTIONS = new Set([
   'take_screenshot',
 ]);
 
-/** The model a target calls: routing's override, else the client's. */
+/** The model a target calls: routing's override (`override_params.model`), else the client's. */
 export function targetModel(request: ChatCompletionRequest, target: Target): string {
-  const override = target.overrideParams?.model;
-  return target.model ?? (typeof override === 'string' ? override : request.model);
-}
-
-/** The request with `target.overrideParams` merged over it, validated like a client's request. */
-export function applyOverrides(request: ChatCompletionRequest, target: Target): ChatCompletionRequest {
-  if (!target.overrideParams || Object.keys(target.overrideParams).length === 0) return request;
-  const merged = { ...request, ...target.overrideParams };
-  const parsed = ChatCompletionRequestSchema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const param = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'override_params';
-    throw new InvalidRequestError(`override_params: ${param}: ${issue?.message ?? 'invalid'}`, {
-      param,
-      code: 'invalid_override_params',
-    });
-  }
-  return parsed.data;
+  return target.model ?? request.model;
 }
 
 function generationConfig(request: ChatCompletionRequest, model: string, warnings: string[]): GeminiGenerationConfig {
@@ -165,11 +148,10 @@ function generationConfig(request: ChatCompletionRequest, model: string, warning
 }
 
 export function convertRequest(
-  original: ChatCompletionRequest,
+  request: ChatCompletionRequest,
   target: Target,
   ctx: ConvertRequestContext = {},
 ): { body: GeminiRequestBody; warnings: string[] } {
-  const request = applyOverrides(original, target);
   const model = targetModel(request, target);
   const warnings: string[] = [];
 

@@ -33,7 +33,7 @@ import { AttemptControl } from '../attempt-control.js';
 import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
-import { applyOverrides, convertRequest, targetModel } from './convert-request.js';
+import { convertRequest, targetModel } from './convert-request.js';
 import { convertEmbedRequest } from './convert-embed-request.js';
 import { convertEmbedResponse } from './convert-embed-response.js';
 import { convertModelList } from './convert-model-list.js';
@@ -207,12 +207,11 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   /** Translates and sends; resolves once response headers arrived with a 2xx. */
   async function open(call: ProviderCall, stream: boolean) {
     const { target } = call;
-    const request = applyOverrides(call.request, target);
+    const { request } = call; // routing already merged the target's override_params
     const model = targetModel(request, target);
     const path = modelPath(model);
     const media = await resolveMedia(request, target, call);
-    // Overrides are already applied; pass a target without them so they are not merged twice.
-    const { body, warnings } = convertRequest(request, { ...target, overrideParams: undefined, model }, { media });
+    const { body, warnings } = convertRequest(request, target, { media });
     const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
     const res = await postJson(send, url, body, headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, dispatcher);
@@ -318,8 +317,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
    */
   async function embed(call: EmbedCall): Promise<EmbedResult> {
     const { target } = call;
-    const override = target.overrideParams?.model;
-    const model = target.model ?? (typeof override === 'string' ? override : call.request.model);
+    const model = target.model ?? call.request.model;
     const path = modelPath(model);
     const { batches, warnings } = convertEmbedRequest(call.request, model);
     const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:batchEmbedContents`;

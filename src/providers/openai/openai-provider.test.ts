@@ -116,9 +116,9 @@ describe('createOpenAIProvider', () => {
     expect([provider.name, provider.telemetryName, provider.operationName]).toStrictEqual(['openai', 'openai', 'chat']);
   });
 
-  it('passes a JSON chat through with the key, trace headers and overrides', async () => {
+  it('passes a JSON chat through with the key, trace headers and the target model', async () => {
     handler = (_req, _body, res) => json(res, 200, completion);
-    const result = await provider.chat(call({ overrideParams: { model: 'gpt-4o', temperature: 0.3 } }, { ...request, stream: false }));
+    const result = await provider.chat(call({ model: 'gpt-4o' }, { ...request, temperature: 0.3, stream: false }));
     expect(result).toStrictEqual({
       status: 200,
       completion,

@@ -16,17 +16,13 @@ describe('prepareOpenAIBody', () => {
     });
   });
 
-  it('applies overrides; target.model wins over override_params.model', () => {
-    const prepared = prepareOpenAIBody(
-      { model: 'gemini-2.5-flash', messages, max_tokens: 10 },
-      { ...target, model: 'gpt-4.1', overrideParams: { model: 'ignored', max_tokens: 99 } },
-      false,
-    );
+  it('sends the request as routing merged it, with the target model', () => {
+    const prepared = prepareOpenAIBody({ model: 'gemini-2.5-flash', messages, max_tokens: 99 }, { ...target, model: 'gpt-4.1' }, false);
     expect(prepared.body).toStrictEqual({ model: 'gpt-4.1', messages, max_tokens: 99 });
   });
 
   it('keeps the streaming mode routing chose and asks for usage', () => {
-    const prepared = prepareOpenAIBody({ model: 'm', messages, stream: true }, { ...target, overrideParams: { stream: false } }, true);
+    const prepared = prepareOpenAIBody({ model: 'm', messages, stream: true }, target, true);
     expect(prepared.body).toStrictEqual({ model: 'm', messages, stream: true, stream_options: { include_usage: true } });
     expect(prepared.clientWantsStreamUsage).toBe(false);
     expect(prepareOpenAIBody({ model: 'm', messages, stream: true, stream_options: { include_usage: true } }, target, true).clientWantsStreamUsage).toBe(true);

@@ -1,6 +1,7 @@
 /**
- * The body sent to an OpenAI-compatible upstream: the client's request passed through, with the
- * target's overrides applied and sidegate's own non-OpenAI fields removed (an OpenAI endpoint
+ * The body sent to an OpenAI-compatible upstream: the request passed through (routing already
+ * merged the target's `override_params` into it, `messages` included) with the target's model and
+ * sidegate's own non-OpenAI fields removed (an OpenAI endpoint
  * refuses unknown arguments). Pure; never mutates the request, so it is safe to rerun per attempt.
  */
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
@@ -17,10 +18,10 @@ export interface PreparedBody {
 
 export function prepareOpenAIBody(request: ChatCompletionRequest, target: Target, stream: boolean): PreparedBody {
   const warnings: string[] = [];
-  const merged: Record<string, unknown> = { ...request, ...(target.overrideParams ?? {}) };
-  const model = target.model ?? (typeof merged.model === 'string' ? merged.model : request.model);
+  const merged: Record<string, unknown> = { ...request };
+  const model = target.model ?? request.model;
   merged.model = model;
-  // Routing chose chat or chatStream from the client's request; an override cannot flip it.
+  // Routing chose chat or chatStream from the client's request.
   if (stream) merged.stream = true;
   else delete merged.stream;
 

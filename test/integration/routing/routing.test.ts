@@ -222,6 +222,31 @@ describe('conditional', () => {
   });
 });
 
+describe('override_params', () => {
+  // Issue 16: overrides were merged in three places, and the OpenAI upstream dropped a `messages` override.
+  it('reach an OpenAI-compatible target merged once, messages included', async () => {
+    const override = [
+      { role: 'system', content: 'Answer in French.' },
+      { role: 'user', content: 'bonjour' },
+    ];
+    await ask(config({ provider: 'openai', api_key: OPENAI_KEY, override_params: { model: 'gpt-4o-mini', temperature: 0.2, messages: override } }));
+    const [up] = h.upstream.requests;
+    expect(up!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.2, messages: override });
+  });
+
+  it('reach Gemini merged once', async () => {
+    await ask(config({ provider: 'google', override_params: { temperature: 0.2, messages: [{ role: 'user', content: 'overridden' }] } }), { temperature: 1 });
+    const [req] = h.emulator.requests;
+    expect(req!.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'overridden' }] }], generationConfig: { temperature: 0.2 } });
+  });
+
+  it('a bad override is a 400 naming the field, and nothing goes upstream', async () => {
+    const err = await failure(ask(config({ provider: 'google', override_params: { temperature: 'hot' } })));
+    expect([err.status, (err.error as { param?: string }).param]).toStrictEqual([400, 'temperature']);
+    expect(h.emulator.requests).toHaveLength(0);
+  });
+});
+
 describe('streaming', () => {
   const stream = (headers: Record<string, string>) =>
     h.client.chat.completions.create({ model: 'gemini-2.5-flash', messages, stream: true }, { headers }).withResponse();

@@ -12,16 +12,20 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings.js';
 import { InvalidRequestError } from '../errors.js';
+import type { ProviderName } from '../providers/provider.js';
 import type { Route } from '../server/app.js';
 import { sendJson } from '../server/respond.js';
-import { createGeminiFilesClient, type GeminiFilesClient, type ProviderCredential } from './gemini-files-client.js';
+import { createGeminiFilesClient, type GeminiFilesClient, type ProviderCredential } from '../providers/gemini/gemini-files-client.js';
 import { fileTooLarge, parseUploadForm } from './parse-upload-form.js';
 import { fileIdFromName, toOpenAIFile, type OpenAIFilePurpose } from './to-openai-file.js';
 
 export interface FilesRouteDeps {
   settings: Settings;
-  /** The provider credential of a request (same `x-gateway-provider` + `Authorization` headers as chat). */
-  resolveProviderKey: (headers: IncomingHttpHeaders) => ProviderCredential | Promise<ProviderCredential>;
+  /**
+   * The provider and credential of a request (same `x-gateway-provider` / virtual-key /
+   * `Authorization` headers as chat). Files are Gemini's: any other provider is refused here.
+   */
+  resolveProviderKey: (headers: IncomingHttpHeaders) => FilesCredential | Promise<FilesCredential>;
   /** Defaults to a client over its own keep-alive undici Agent. */
   filesClient?: GeminiFilesClient;
   /** Largest file accepted (default `settings.maxFileBytes` when present, else 2 GiB, Gemini's per-file limit). */
@@ -30,6 +34,10 @@ export interface FilesRouteDeps {
   memoryBytes?: number;
   /** Directory for spooled parts (default the OS temp dir). */
   tmpDir?: string;
+}
+
+export interface FilesCredential extends ProviderCredential {
+  provider: ProviderName;
 }
 
 const MiB = 1024 * 1024;
@@ -54,6 +62,18 @@ function checkPurpose(purpose: string | undefined): OpenAIFilePurpose {
   return purpose as OpenAIFilePurpose;
 }
 
+/** Files are Gemini's (gemini-wire §13): another provider is a 400 before anything is sent. */
+async function geminiCredential(deps: FilesRouteDeps, headers: IncomingHttpHeaders): Promise<ProviderCredential> {
+  const { provider, apiKey, baseUrl } = await deps.resolveProviderKey(headers);
+  if (provider !== 'google') {
+    throw new InvalidRequestError(`the files API is Gemini's; x-gateway-provider resolves to ${provider}, use google (or a Google virtual key)`, {
+      param: 'x-gateway-provider',
+      code: 'unsupported_provider',
+    });
+  }
+  return { apiKey, baseUrl };
+}
+
 export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
   const client = deps.filesClient ?? createGeminiFilesClient({ timeoutMs: deps.settings.upstreamTimeoutMs });
   const maxFileBytes = deps.maxFileBytes ?? (deps.settings as Settings & { maxFileBytes?: number }).maxFileBytes ?? 2 * GiB;
@@ -68,7 +88,7 @@ export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
   async function upload(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxFileBytes + MULTIPART_SLACK) throw fileTooLarge(maxFileBytes);
-    const credential = await deps.resolveProviderKey(req.headers);
+    const credential = await geminiCredential(deps, req.headers);
 
     const form = await parseUploadForm(req, {
       maxFileBytes,
@@ -116,7 +136,7 @@ export function createFilesRoutes(deps: FilesRouteDeps): Route[] {
         code: 'invalid_file_id',
       });
     }
-    const credential = await deps.resolveProviderKey(req.headers);
+    const credential = await geminiCredential(deps, req.headers);
     const file = await client.getFile({ ...credential, id });
     sendJson(res, 200, toOpenAIFile(file, { baseUrl: credential.baseUrl, purpose: purposes.get(id) ?? 'user_data' }));
   }

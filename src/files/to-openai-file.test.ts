@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toOpenAIFile, type OpenAIFileObject } from './to-openai-file.js';
-import type { GeminiFile } from './gemini-files-client.js';
+import type { GeminiFile } from '../providers/gemini/gemini-files-client.js';
 
 const BASE = 'http://127.0.0.1:8788';
 

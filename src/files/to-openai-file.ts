@@ -4,7 +4,7 @@
  * an `image_url` part, DESIGN Decision 11) and `mime_type`. Pure.
  */
 import { scrubSecrets } from '../scrub-secrets.js';
-import type { GeminiFile } from './gemini-files-client.js';
+import type { GeminiFile } from '../providers/gemini/gemini-files-client.js';
 
 export type OpenAIFilePurpose = 'assistants' | 'batch' | 'fine-tune' | 'vision' | 'user_data' | 'evals';
 

@@ -137,7 +137,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       settings,
       resolveProviderKey: (headers) => {
         const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
-        return { apiKey: target.apiKey, baseUrl: target.baseUrl };
+        return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
       },
     }),
     ...createModelsRoutes({ providers, planEnv }),

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settingsWithDefaults } from '../../src/config/settings.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { AuthError, InvalidRequestError } from '../../src/errors.js';
-import { createGeminiFilesClient } from '../../src/files/gemini-files-client.js';
+import { createGeminiFilesClient } from '../../src/providers/gemini/gemini-files-client.js';
 import { createFilesRoutes } from '../../src/files/files-route.js';
 import { startGateway, type RunningGateway } from '../../src/server/start.js';
 
@@ -44,7 +44,7 @@ function resolveProviderKey(headers: IncomingHttpHeaders) {
   }
   const key = headers.authorization?.replace(/^bearer\s+/i, '').trim();
   if (!key) throw new AuthError('missing provider key: send it in the Authorization header');
-  return { apiKey: key, baseUrl: emulator.url };
+  return { provider: 'google' as const, apiKey: key, baseUrl: emulator.url };
 }
 
 beforeAll(async () => {

@@ -42,7 +42,7 @@ import { parseGeminiError, upstreamErrorFromObject } from './errors.js';
 import { fileIdUrl, mediaLookupKind, providerFileId, type ResolvedMedia } from './media.js';
 import { SseParser } from '../sse-parser.js';
 import { GeminiStreamTranslator } from './stream.js';
-import { WireFile } from './wire-schemas.js';
+import { createGeminiFilesClient, type GeminiFilesClient } from './gemini-files-client.js';
 
 /** Fetches a public media URL (SSRF-guarded by its implementer) for inlining. */
 export type FetchMedia = (url: string, signal: AbortSignal) => Promise<{ mimeType: string; data: string }>;
@@ -61,6 +61,8 @@ export interface GeminiProviderOptions {
   idPrefix?: string;
   /** Entries kept in the file-MIME cache; default 1000. */
   fileCacheSize?: number;
+  /** Files API client for MIME lookups; default one over this provider's `request` and dispatcher. */
+  files?: GeminiFilesClient;
   /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
   maxEventBytes?: number;
   /** Connections per upstream origin of the default dispatcher (`SIDEGATE_UPSTREAM_MAX_CONNECTIONS`); default 4096. */
@@ -113,6 +115,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   const idPrefix = options.idPrefix ?? 'call';
   const cacheSize = options.fileCacheSize ?? 1000;
   const fileMimeCache = new Map<string, string>();
+  // The one client of Gemini's files resource, over this provider's request function and pool.
+  const files = options.files ?? createGeminiFilesClient({ request: send, dispatcher });
 
   function headers(target: Target, call: { traceHeaders: Record<string, string> }, accept: string): Record<string, string> {
     return {
@@ -143,33 +147,19 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const key = `${trimBase(target.baseUrl)}|${id}`;
     const cached = fileMimeCache.get(key);
     if (cached !== undefined) return cached;
-    const control = new AttemptControl(call.signal, target.timeoutMs);
-    try {
-      let res: UndiciResponse;
-      try {
-        res = await send(`${trimBase(target.baseUrl)}/v1beta/files/${id}`, {
-          method: 'GET',
-          headers: { ...call.traceHeaders, accept: 'application/json', 'x-goog-api-key': target.apiKey },
-          signal: control.signal,
-          ...control.undiciTimeouts,
-          dispatcher: control.dispatcher(dispatcher),
-        });
-      } catch (err) {
-        throw control.toError(err, 'connect');
-      }
-      control.headersArrived();
-      if (res.statusCode >= 400) throw await readErrorBody(res, target, control);
-      const file = WireFile.safeParse(await res.body.json().catch(() => undefined));
-      const mime = file.success ? file.data.mimeType : undefined;
-      if (!mime) throw new UpstreamError('the files API answered without a MIME type', { status: 502, reason: 'invalid_response' });
-      if (fileMimeCache.size >= cacheSize) fileMimeCache.delete(fileMimeCache.keys().next().value!);
-      fileMimeCache.set(key, mime);
-      return mime;
-    } catch (err) {
-      throw control.toError(err, 'body');
-    } finally {
-      control.dispose();
-    }
+    const file = await files.getFile({
+      apiKey: target.apiKey,
+      baseUrl: trimBase(target.baseUrl),
+      id,
+      signal: call.signal,
+      timeoutMs: target.timeoutMs,
+      headers: { ...call.traceHeaders, accept: 'application/json' },
+    });
+    const mime = file.mimeType;
+    if (!mime) throw new UpstreamError('the files API answered without a MIME type', { status: 502, reason: 'invalid_response' });
+    if (fileMimeCache.size >= cacheSize) fileMimeCache.delete(fileMimeCache.keys().next().value!);
+    fileMimeCache.set(key, mime);
+    return mime;
   }
 
   /** Every lookup media conversion needs, done before the (pure) translation. */

@@ -61,10 +61,3 @@ export const WireResponse = z.looseObject({
 });
 export type WireResponse = z.infer<typeof WireResponse>;
 
-/** `GET /v1beta/files/{id}` (gemini-wire §13.2): only what media resolution needs. */
-export const WireFile = z.looseObject({
-  mimeType: z.string().nullish(),
-  uri: z.string().nullish(),
-  state: z.string().nullish(),
-});
-export type WireFile = z.infer<typeof WireFile>;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../emulator/index.js';
-import { InvalidRequestError, UpstreamError } from '../errors.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { InvalidRequestError, UpstreamError } from '../../errors.js';
 import { createGeminiFilesClient, exactChunks } from './gemini-files-client.js';
 
 const KEY = 'test-provider-key-files';

@@ -1,5 +1,7 @@
 /**
- * Gemini's files API (gemini-wire §13): the resumable upload and `GET /v1beta/files/{id}`.
+ * Gemini's files API (gemini-wire §13): the resumable upload and `GET /v1beta/files/{id}`. The
+ * one client of that resource: the files route uploads and reads through it, and the Gemini
+ * provider looks up a file's MIME type through it.
  *
  * The upload streams: bytes are read from the source one chunk (8 MiB, as the SDKs use) at a
  * time and each chunk is sent before the next is read, so at most one chunk per upload is in
@@ -8,10 +10,10 @@
  * undici `request` over a keep-alive `Agent` (DESIGN Decision 14). One client serves many calls.
  */
 import type { Readable } from 'node:stream';
-import { Agent, request as undiciRequest, type Dispatcher } from '../providers/http-client.js';
+import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
 import { z } from 'zod';
-import { InvalidRequestError, UpstreamError } from '../errors.js';
-import { parseGeminiError } from '../providers/gemini/errors.js';
+import { InvalidRequestError, UpstreamError } from '../../errors.js';
+import { parseGeminiError } from './errors.js';
 
 /** The fields of Gemini's `File` resource (§13.2) that the gateway reads; lenient by design. */
 export const GeminiFile = z.looseObject({
@@ -60,6 +62,10 @@ export interface GetFileParams extends ProviderCredential {
   /** The id without `files/`. */
   id: string;
   signal?: AbortSignal;
+  /** Until response headers arrive; default the client's `timeoutMs` (an attempt passes its own). */
+  timeoutMs?: number;
+  /** Extra request headers (an attempt's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 export interface GeminiFilesClient {
@@ -79,7 +85,7 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
 
   async function call(
     url: string,
-    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Buffer | string; signal?: AbortSignal | undefined },
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Buffer | string; signal?: AbortSignal | undefined; timeoutMs?: number | undefined },
     apiKey: string,
   ): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;
@@ -89,8 +95,8 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
         headers: init.headers,
         body: init.body ?? null,
         dispatcher,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: init.timeoutMs ?? timeoutMs,
+        bodyTimeout: init.timeoutMs ?? timeoutMs,
         ...(init.signal ? { signal: init.signal } : {}),
       });
     } catch (err) {
@@ -184,7 +190,7 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
     async getFile(params) {
       const response = await call(
         `${params.baseUrl}/v1beta/files/${encodeURIComponent(params.id)}`,
-        { method: 'GET', headers: { 'x-goog-api-key': params.apiKey }, signal: params.signal },
+        { method: 'GET', headers: { ...params.headers, 'x-goog-api-key': params.apiKey }, signal: params.signal, timeoutMs: params.timeoutMs },
         params.apiKey,
       );
       return readFile(response, false);

@@ -43,12 +43,26 @@ export abstract class GatewayError extends Error {
 
 /** 400: the request cannot be served as written. `param` names the offending field. */
 export class InvalidRequestError extends GatewayError {
-  readonly status: number;
+  readonly status = 400;
   readonly type = 'invalid_request_error' as const;
-  constructor(message: string, options: { param?: string | null; code?: string | null; status?: number } = {}) {
-    super(message, options);
-    this.status = options.status ?? 400;
-  }
+}
+
+/** 405: the route exists, not with this method (the app sets `Allow`). */
+export class MethodNotAllowedError extends GatewayError {
+  readonly status = 405;
+  readonly type = 'invalid_request_error' as const;
+}
+
+/** 409: the request conflicts with the gateway's state (a slug that exists, a read-only store). */
+export class ConflictError extends GatewayError {
+  readonly status = 409;
+  readonly type = 'invalid_request_error' as const;
+}
+
+/** 413: a body or file over a configured limit (the app closes the connection after it). */
+export class PayloadTooLargeError extends GatewayError {
+  readonly status = 413;
+  readonly type = 'invalid_request_error' as const;
 }
 
 /** 401/403: the gateway key or the provider credential is missing or wrong. */
@@ -62,10 +76,17 @@ export class AuthError extends GatewayError {
   }
 }
 
-/** 404 for routes and resources of the gateway itself. */
+/**
+ * 404 for routes and resources of the gateway itself. OpenAI answers an unknown model with type
+ * `invalid_request_error`, so the envelope type may say so; the status is always 404.
+ */
 export class NotFoundError extends GatewayError {
   readonly status = 404;
-  readonly type = 'not_found_error' as const;
+  readonly type: 'not_found_error' | 'invalid_request_error';
+  constructor(message: string, options: { param?: string | null; code?: string | null; type?: 'invalid_request_error' } = {}) {
+    super(message, options);
+    this.type = options.type ?? 'not_found_error';
+  }
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * Reads a `POST /v1/files` body (multipart/form-data with `file` and `purpose`, as OpenAI's files
  * API takes it) with busboy, streaming the file part into `spoolPart`. The MIME type is checked
- * from the part's headers before a byte is stored; every failure is an `InvalidRequestError`
+ * from the part's headers before a byte is stored; every failure is a 400 `InvalidRequestError` or a 413 `PayloadTooLargeError`
  * naming the part, raised only after the body has been read to its end so the client gets the
  * answer instead of a reset connection.
  */
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { InvalidRequestError } from '../errors.js';
+import { GatewayError, InvalidRequestError, PayloadTooLargeError } from '../errors.js';
 import { mimeTypeFromFilename, normalizeMediaMimeType } from '../media/mime-types.js';
 import { PartTooLargeError, spoolPart, type SpooledPart } from './spool-part.js';
 
@@ -22,9 +22,8 @@ export interface ParseUploadOptions {
   tmpDir?: string;
 }
 
-export function fileTooLarge(maxBytes: number): InvalidRequestError {
-  return new InvalidRequestError(`file exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_FILE_BYTES)`, {
-    status: 413,
+export function fileTooLarge(maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`file exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_FILE_BYTES)`, {
     param: 'file',
     code: 'file_too_large',
   });
@@ -59,9 +58,9 @@ export async function parseUploadForm(req: IncomingMessage, options: ParseUpload
   }
 
   const fields: Record<string, string> = {};
-  let problem: InvalidRequestError | undefined;
+  let problem: GatewayError | undefined;
   let file: { filename: string; mimeType: string; spooled: Promise<SpooledPart> } | undefined;
-  const fail = (err: InvalidRequestError) => {
+  const fail = (err: GatewayError) => {
     problem ??= err;
   };
 

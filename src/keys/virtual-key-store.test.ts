@@ -229,7 +229,7 @@ describe('read-only keys file', () => {
     await writeFile(file, JSON.stringify([{ slug: 'gem', provider: 'bedrock', api_key: GOOGLE_KEY }]));
     const err = await open({ keysFile: file }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VirtualKeyStoreError);
-    expect((err as Error).message).toMatch(/0\.provider/);
+    expect((err as Error).message).toMatch(/\[0\]\.provider/);
     expect((err as Error).message).not.toContain(GOOGLE_KEY);
     await expect(open({ keysFile: join(dir, 'missing.json') })).rejects.toBeInstanceOf(VirtualKeyStoreError);
     await writeFile(file, JSON.stringify([entries[0], entries[0]]));

@@ -19,7 +19,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
@@ -231,8 +231,7 @@ async function openStore(
   const mutate = <T>(change: (current: Map<string, StoredKey>) => T): Promise<T> => {
     const run = queue.then(async () => {
       if (source.readOnly || !source.save) {
-        throw new InvalidRequestError('virtual keys are read-only here (loaded from SIDEGATE_VIRTUAL_KEYS_FILE)', {
-          status: 409,
+        throw new ConflictError('virtual keys are read-only here (loaded from SIDEGATE_VIRTUAL_KEYS_FILE)', {
           code: 'virtual_keys_read_only',
         });
       }
@@ -263,8 +262,7 @@ async function openStore(
       const value = parsed.data;
       return mutate((current) => {
         if (current.has(value.slug)) {
-          throw new InvalidRequestError(`virtual key ${value.slug} already exists; remove it first`, {
-            status: 409,
+          throw new ConflictError(`virtual key ${value.slug} already exists; remove it first`, {
             param: 'slug',
             code: 'virtual_key_exists',
           });

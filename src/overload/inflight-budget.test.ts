@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError, OverloadError } from '../errors.js';
+import { OverloadError, PayloadTooLargeError } from '../errors.js';
 import { BudgetTicket, defaultInflightBudget, InflightBudget, SMALL_RESERVATION } from './inflight-budget.js';
 
 const MiB = 1024 * 1024;
@@ -20,7 +20,7 @@ describe('InflightBudget', () => {
     const budget = new InflightBudget(10 * MiB);
     budget.admit(8 * MiB, 'a');
     expect(() => budget.admit(4 * MiB, 'b')).toThrow(OverloadError);
-    expect(() => budget.admit(11 * MiB, 'c')).toThrow(InvalidRequestError);
+    expect(() => budget.admit(11 * MiB, 'c')).toThrow(PayloadTooLargeError);
     budget.admit(SMALL_RESERVATION, 'small ones always pass');
     budget.hold(5 * MiB); // answers are counted, never refused
     expect(budget.held).toBe(8 * MiB + SMALL_RESERVATION + 5 * MiB);

@@ -12,7 +12,7 @@
  * JSON, as our completion and as the serialised answer (50 MB → +300 MB RSS), so 6×.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidRequestError, OverloadError } from '../errors.js';
+import { OverloadError, PayloadTooLargeError } from '../errors.js';
 
 export const REQUEST_WEIGHT = 2;
 export const ANSWER_WEIGHT = 6;
@@ -60,9 +60,9 @@ export class InflightBudget {
 
   private refusal(bytes: number, what: string): Error {
     if (bytes > this.limit) {
-      return new InvalidRequestError(
+      return new PayloadTooLargeError(
         `${what} needs ${bytes} bytes of the in-flight budget, more than all of it (${this.limit}, SIDEGATE_MAX_INFLIGHT_BYTES)`,
-        { status: 413, code: 'request_too_large' },
+        { code: 'request_too_large' },
       );
     }
     return new OverloadError(

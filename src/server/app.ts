@@ -4,7 +4,7 @@
  * every failure with the OpenAI envelope. Never lets a request crash the process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientAbortError, GatewayError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { ClientAbortError, GatewayError, InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 import type { GatewayKeyCheck } from './auth.js';
 import { logUnexpected, sendError, sendJson } from './respond.js';
@@ -78,7 +78,7 @@ export function createApp(options: AppOptions) {
       const route = found.byMethod.get(req.method ?? '');
       if (!route) {
         res.setHeader('allow', [...found.byMethod.keys()].join(', '));
-        throw new InvalidRequestError(`Method ${req.method} not allowed on ${shownPath(path)}`, { status: 405, code: 'method_not_allowed' });
+        throw new MethodNotAllowedError(`Method ${req.method} not allowed on ${shownPath(path)}`, { code: 'method_not_allowed' });
       }
       const auth = route.auth ?? (path.startsWith('/v1/') ? 'gateway' : 'none');
       if (auth === 'gateway') options.checkGatewayKey(req.headers);

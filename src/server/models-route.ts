@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { toOpenAIModels, type OpenAIModelList } from '../openai/to-openai-models.js';
 import type { ProviderModel, Target } from '../providers/provider.js';
 import { resolvePlan, type PlanEnvironment } from '../routing/resolve-plan.js';
@@ -104,7 +104,7 @@ export function createModelsRoutes(deps: ModelsRouteDeps): Route[] {
         const model = list.data.find((m) => m.id === id || `models/${m.id}` === id);
         if (!model) {
           // OpenAI's own answer for an unknown model.
-          throw new InvalidRequestError(`The model '${id.slice(0, 200)}' does not exist`, { status: 404, param: 'model', code: 'model_not_found' });
+          throw new NotFoundError(`The model '${id.slice(0, 200)}' does not exist`, { type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
         }
         sendJson(res, 200, model);
       },

@@ -3,15 +3,14 @@
  * before reading a byte; a body that grows past it while streaming is refused as soon as it does.
  */
 import type { IncomingMessage } from 'node:http';
-import { ClientAbortError, InvalidRequestError } from '../errors.js';
+import { ClientAbortError, InvalidRequestError, PayloadTooLargeError } from '../errors.js';
 import { parseJsonBody, type ParsedBody } from '../openai/inline-blobs.js';
 import { admitBodyChunk } from '../overload/inflight-budget.js';
 import { findTooDeep, MAX_JSON_DEPTH } from '../openai/json-depth.js';
 import { formatParam } from '../openai/parse-chat-request.js';
 
-export function bodyTooLarge(maxBytes: number): InvalidRequestError {
-  return new InvalidRequestError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
-    status: 413,
+export function bodyTooLarge(maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`request body exceeds the limit of ${maxBytes} bytes (SIDEGATE_MAX_BODY_BYTES)`, {
     code: 'request_too_large',
   });
 }

@@ -10,23 +10,27 @@
  *   `[{"slug","provider","api_key","custom_host"?}]`, typically a mounted Kubernetes Secret
  *   (the Secret protects it). Reloaded when it changes; a bad reload keeps the previous keys.
  *
- * In both modes the file is watched (fs.watch on its directory, since Secrets are updated by a
- * symlink swap, plus an unref'd poll), so a `sidegate keys add` shows up in a running gateway.
- * Secrets leave this module only through `get()`; `list()` shows at most the last 4 characters.
+ * In both modes the file is watched (`watch-for-changes.ts`), so a `sidegate keys add` shows up
+ * in a running gateway. Encryption and the master key live in `encrypt-key-store.ts`, the keys
+ * file format in `parse-keys-file.ts`; this module is the store itself (load, reload, serialized
+ * writes). Secrets leave it only through `get()`; `list()` shows at most the last 4 characters.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
+import { decryptStore, encryptStore, loadOrCreateKeyFile, parseMasterKey } from './encrypt-key-store.js';
+import { parseKeysFile } from './parse-keys-file.js';
+import { VirtualKeyInputSchema, VirtualKeyStoreError, type StoredKey } from './stored-key.js';
+import { watchForChanges } from './watch-for-changes.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
-/** A startup problem with the key store (bad master key, unreadable or undecryptable file). */
-export class VirtualKeyStoreError extends Error {}
+export { parseKeysFile } from './parse-keys-file.js';
+export { parseMasterKey } from './encrypt-key-store.js';
+export { VirtualKeyStoreError } from './stored-key.js';
+
 
 /** What `add` takes (the admin route's body and the CLI's fields). */
 export interface VirtualKeyInput {
@@ -86,27 +90,6 @@ export interface VirtualKeyStoreSettings {
 
 export const STORE_FILE = 'virtual-keys.enc';
 export const MASTER_KEY_FILE = 'master.key';
-
-const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-const VirtualKeyInputSchema = z.strictObject({
-  slug: z.string().regex(SLUG, 'slug: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
-  provider: z.enum(['google', 'openai']),
-  api_key: z
-    .string()
-    .min(1, 'api_key is empty')
-    .max(8192)
-    .regex(/^[\x21-\x7e]+$/, 'api_key must be printable ASCII without spaces'),
-  custom_host: z.url({ protocol: /^https?$/, error: 'custom_host must be an http(s) URL' }).optional(),
-});
-
-interface StoredKey {
-  slug: string;
-  provider: ProviderName;
-  api_key: string;
-  custom_host?: string;
-  created_at: string;
-}
 
 /** Builds the store the settings ask for. Throws `VirtualKeyStoreError` on a startup problem. */
 export async function virtualKeyStoreFromSettings(settings: VirtualKeyStoreSettings): Promise<VirtualKeyStore> {
@@ -315,172 +298,9 @@ function toInfo(k: StoredKey): VirtualKeyInfo {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Read-only file
-
-const KeysFileSchema = z.array(VirtualKeyInputSchema);
-
-/** Parses the plaintext keys file. Errors name the entry and field, never a value. */
-export function parseKeysFile(raw: string, createdAt: string): StoredKey[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new Error('not valid JSON (expected [{"slug","provider","api_key","custom_host"?}])');
-  }
-  const parsed = KeysFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = innermostIssue(parsed.error.issues[0]!);
-    const path = issueParam(issue);
-    throw new Error(`${path || 'top level'}: ${issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message}`);
-  }
-  const seen = new Set<string>();
-  return parsed.data.map((k, i) => {
-    if (seen.has(k.slug)) throw new Error(`${i}.slug: duplicate slug ${k.slug}`);
-    seen.add(k.slug);
-    return {
-      slug: k.slug,
-      provider: k.provider,
-      api_key: k.api_key,
-      ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
-      created_at: createdAt,
-    };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Encryption
-
-const STORE_FORMAT = 'sidegate-virtual-keys';
-const AAD = Buffer.from('sidegate-virtual-keys-v1');
-
-const EncryptedFileSchema = z.object({
-  format: z.literal(STORE_FORMAT),
-  version: z.literal(1),
-  iv: z.string(),
-  tag: z.string(),
-  ciphertext: z.string(),
-});
-
-const StoredKeysSchema = z.object({
-  keys: z.array(
-    z.object({
-      slug: z.string(),
-      provider: z.enum(['google', 'openai']),
-      api_key: z.string(),
-      custom_host: z.string().optional(),
-      created_at: z.string(),
-    }),
-  ),
-});
-
-function encryptStore(keys: readonly StoredKey[], masterKey: Buffer): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
-  cipher.setAAD(AAD);
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify({ keys }), 'utf8'), cipher.final()]);
-  return `${JSON.stringify({
-    format: STORE_FORMAT,
-    version: 1,
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    ciphertext: ciphertext.toString('base64'),
-  })}\n`;
-}
-
-async function decryptStore(raw: string, masterKey: Buffer): Promise<StoredKey[]> {
-  let envelope: z.infer<typeof EncryptedFileSchema>;
-  try {
-    envelope = EncryptedFileSchema.parse(JSON.parse(raw));
-  } catch {
-    throw new Error('not a sidegate virtual-key store');
-  }
-  let plaintext: string;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(envelope.iv, 'base64'));
-    decipher.setAAD(AAD);
-    decipher.setAuthTag(Buffer.from(envelope.tag, 'base64'));
-    plaintext = Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]).toString('utf8');
-  } catch {
-    throw new Error('cannot decrypt with this master key (was SIDEGATE_MASTER_KEY or master.key changed?)');
-  }
-  return StoredKeysSchema.parse(JSON.parse(plaintext)).keys.map((k) => ({
-    slug: k.slug,
-    provider: k.provider,
-    api_key: k.api_key,
-    ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
-    created_at: k.created_at,
-  }));
-}
-
-/** Decodes `SIDEGATE_MASTER_KEY`: 64 hex characters, or base64 / base64url of 32 bytes. */
-export function parseMasterKey(value: string): Buffer {
-  const v = value.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, 'hex');
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(v)) {
-    const key = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
-    if (key.length === 32) return key;
-  }
-  throw new VirtualKeyStoreError(
-    'SIDEGATE_MASTER_KEY must be 32 random bytes as 64 hex characters or 44 base64 characters (e.g. `openssl rand -base64 32`)',
-  );
-}
-
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,
     () => false,
   );
-}
-
-async function loadOrCreateKeyFile(path: string): Promise<Buffer> {
-  try {
-    await writeFile(path, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new VirtualKeyStoreError(`cannot create master key file ${path}: ${(err as Error).message}`);
-    }
-  }
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new VirtualKeyStoreError(`cannot read master key file ${path}: ${(err as Error).message}`);
-  }
-  try {
-    return parseMasterKey(text);
-  } catch {
-    throw new VirtualKeyStoreError(`master key file ${path} does not hold a 32-byte base64 or hex key`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Change detection
-
-function watchForChanges(file: string, onChange: () => void, pollMs: number): () => void {
-  let debounce: NodeJS.Timeout | undefined;
-  const schedule = () => {
-    if (debounce) return;
-    debounce = setTimeout(() => {
-      debounce = undefined;
-      onChange();
-    }, 50);
-    debounce.unref();
-  };
-  let watcher: FSWatcher | undefined;
-  try {
-    // The directory, not the file: a Secret update swaps the `..data` symlink and a rename
-    // replaces the inode, neither of which a watch on the old file would see.
-    watcher = watch(dirname(file), { persistent: false }, schedule);
-    watcher.on('error', () => watcher?.close());
-  } catch {
-    /* the poll still runs */
-  }
-  const poll = setInterval(onChange, pollMs);
-  poll.unref();
-  return () => {
-    watcher?.close();
-    clearInterval(poll);
-    if (debounce) clearTimeout(debounce);
-  };
 }

@@ -2,7 +2,7 @@
  * The contract every upstream implements. Routing calls a provider once per attempt with the
  * original parsed request (providers never mutate it), so an attempt is safe to rerun.
  * Providers know nothing of OpenTelemetry: they report what telemetry needs through the result
- * objects and the `onFirstChunk` callback.
+ * objects (`CallOutcome`); routing marks the first streamed chunk on the attempt span itself.
  */
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../openai/chat-response.js';

@@ -53,7 +53,7 @@ export interface GatewayDeps {
   traceReader?: TraceReader;
   /** `service.name` of the gateway's spans (`OTEL_SERVICE_NAME`), the service `GET /v1/traces` lists. Default `sidegate`. */
   serviceName?: string;
-  /** Extra routes (files, logs, feedback, admin…) contributed by other modules. */
+  /** Extra routes added after the built-in ones (a route with the same method and path replaces the built-in one). */
   routes?: Route[];
   /**
    * `OTEL_PROPAGATORS`: which W3C headers the request context reads (default both). Read by the

@@ -275,19 +275,19 @@ describe('gemini provider: streamGenerateContent', () => {
   });
 
   it('return() on the iterator aborts the upstream call', async () => {
-    let closed: () => void = () => {};
-    const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
+    let closed: (finished: boolean) => void = () => {};
+    const upstreamClosed = new Promise<boolean>((resolve) => (closed = resolve));
     handlers.push((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
-      res.on('close', () => closed());
+      // The upstream never ends this stream: only the gateway dropping the connection closes it.
+      res.on('close', () => closed(res.writableFinished));
     });
     const result = await provider.chatStream(call({ stream: true }));
     const it = result.chunks[Symbol.asyncIterator]();
-    await it.next();
+    expect((await it.next()).done).toBe(false);
     await it.return?.();
-    await upstreamClosed;
-    expect(true).toStrictEqual(true);
+    expect(await upstreamClosed).toBe(false);
   });
 });
 

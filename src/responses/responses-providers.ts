@@ -29,7 +29,7 @@ export function renameParam(err: unknown, messageParams: readonly string[]): unk
   const to = m ? messageParams[Number(m[1])] : undefined;
   if (!m || to === undefined) return err;
   const param = to + err.param.slice(m[0].length);
-  return new InvalidRequestError(err.message.split(err.param).join(param), { param, code: err.code, status: err.status });
+  return new InvalidRequestError(err.message.split(err.param).join(param), { param, code: err.code });
 }
 
 function adapt(provider: Provider, warnings: readonly string[], messageParams: readonly string[]): Provider {

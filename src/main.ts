@@ -10,7 +10,7 @@ const USAGE = `usage: sidegate <command> [flags]
 
 commands:
   serve      run the gateway (flags: --port, --host, --gemini-base-url, --max-body-bytes,
-             --upstream-timeout-ms, --data-dir, --config-dir, --health-port; env SIDEGATE_*)
+             --upstream-timeout-ms, --data-dir, --config-dir, --health-port, --traces-url; env SIDEGATE_*)
   demo       start the built-in Gemini emulator and the gateway, send sample requests, print what happened
   emulator   run the Gemini API emulator (--port, default 8788; --host)
   keys       manage virtual keys: keys add <slug> --provider google (secret on stdin) | keys list | keys rm <slug>

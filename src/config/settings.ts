@@ -69,6 +69,8 @@ const fields = {
   masterKey: { env: 'SIDEGATE_MASTER_KEY', flag: undefined, schema: z.string().min(1).optional() },
   virtualKeysFile: { env: 'SIDEGATE_VIRTUAL_KEYS_FILE', flag: undefined, schema: z.string().min(1).optional() },
   configDir: { env: 'SIDEGATE_CONFIG_DIR', flag: '--config-dir', schema: z.string().min(1).optional() },
+  /** Prompt templates, `{id}/{version}.json|.yaml` + `{id}/labels.json`; default `{dataDir}/prompts`. */
+  promptsDir: { env: 'SIDEGATE_PROMPTS_DIR', flag: '--prompts-dir', schema: z.string().min(1).optional() },
   customHosts: { env: 'SIDEGATE_CUSTOM_HOSTS', flag: undefined, schema: commaList.default(['localhost', '127.0.0.1', '::1']) },
   fetchMediaUrls: { env: 'SIDEGATE_FETCH_MEDIA_URLS', flag: undefined, schema: booleanFromEnv.default(false) },
   healthPort: { env: 'SIDEGATE_HEALTH_PORT', flag: '--health-port', schema: z.coerce.number().int().min(0).max(65535).optional() },

@@ -42,6 +42,8 @@ export interface OperationStart {
   chat?: ChatCompletionRequest;
   /** Extra request-span attributes (e.g. `gateway.prompt.id`). */
   attributes?: ExtraAttributes;
+  /** Extra attributes that are user content: recorded only with message-content capture on. */
+  contentAttributes?: ExtraAttributes;
 }
 
 export interface Operation {
@@ -74,6 +76,7 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
     route: start.route,
     ...(start.chat !== undefined ? { chat: start.chat } : {}),
     ...(start.attributes !== undefined ? { attributes: start.attributes } : {}),
+    ...(start.contentAttributes !== undefined ? { contentAttributes: start.contentAttributes } : {}),
   });
 
   const abort = new AbortController();

@@ -36,6 +36,8 @@ export interface ChatResponseAdapter {
   route: string;
   /** Extra request-span attributes, e.g. `{ 'gateway.prompt.id': 'welcome' }`. */
   spanAttributes?: ExtraAttributes;
+  /** Extra request-span attributes that are user content (e.g. a prompt's variables): recorded only with content capture on. */
+  spanContentAttributes?: ExtraAttributes;
   /** Body of a non-streamed answer (status and headers are the path's). */
   json(result: ChatResult): unknown;
   /** Events written before the first chunk (e.g. `response.created`); default none. */
@@ -64,6 +66,7 @@ export async function runChatOperation(deps: OperationDeps, res: ServerResponse,
     params: request as unknown as Record<string, unknown>,
     chat: request,
     ...(adapter.spanAttributes !== undefined ? { attributes: adapter.spanAttributes } : {}),
+    ...(adapter.spanContentAttributes !== undefined ? { contentAttributes: adapter.spanContentAttributes } : {}),
   });
   const ctx: RouteContext = { ...op.attempts, request };
   if (request.stream) {

@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createRoutingConfigStore } from '../config/routing-config.js';
 import { settingsWithDefaults, type Settings } from '../config/settings.js';
 import { createFilesRoutes } from '../files/files-route.js';
@@ -20,6 +21,8 @@ import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { openPromptStore, type PromptStore } from '../prompts/prompt-store.js';
+import { createPromptRoutes } from '../prompts/prompt-routes.js';
 import { createAdminRoutes } from './admin-routes.js';
 import { createApp, healthRoutes, type Route } from './app.js';
 import { createGatewayKeyCheck } from './auth.js';
@@ -53,6 +56,8 @@ export interface GatewayDeps {
   traceReader?: TraceReader;
   /** `service.name` of the gateway's spans (`OTEL_SERVICE_NAME`), the service `GET /v1/traces` lists. Default `sidegate`. */
   serviceName?: string;
+  /** Replaces the prompt store built from settings (embedding, tests); not closed by the gateway. */
+  prompts?: PromptStore;
   /** Extra routes added after the built-in ones (a route with the same method and path replaces the built-in one). */
   routes?: Route[];
   /**
@@ -127,12 +132,15 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   };
   const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv, log };
   const responseStore = await responseStoreFromSettings(settings);
+  const prompts =
+    deps.prompts ?? (await openPromptStore({ dir: settings.promptsDir ?? join(settings.dataDir, 'prompts'), logger: { warn: log } }));
 
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
     { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ ...operationDeps, settings, contextEnv }) },
     { method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute({ ...operationDeps, settings, contextEnv }) },
+    ...createPromptRoutes({ ...operationDeps, contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes }),
     ...createFilesRoutes({
       settings,
       resolveProviderKey: (headers) => {
@@ -215,6 +223,7 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
       await Promise.allSettled(Object.values(providers).map((p) => p?.close?.()));
       if (!deps.virtualKeys) virtualKeys.close();
       await responseStore.close?.();
+      if (!deps.prompts) prompts.close();
       await telemetry.shutdown(5_000);
       if (healthServer) {
         healthServer.closeAllConnections();

@@ -9,3 +9,8 @@ export const ATTR_GATEWAY_COST_USD = 'gateway.cost.usd';
 export const ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION = 'gateway.upstream.queue_duration';
 export const ATTR_GATEWAY_WARNINGS = 'gateway.warnings';
 export const METADATA_ATTRIBUTE_PREFIX = 'gateway.metadata.';
+export const ATTR_GATEWAY_PROMPT_ID = 'gateway.prompt.id';
+export const ATTR_GATEWAY_PROMPT_VERSION = 'gateway.prompt.version';
+export const ATTR_GATEWAY_PROMPT_LABEL = 'gateway.prompt.label';
+/** JSON of the variables a prompt was rendered with; only with message-content capture on. */
+export const ATTR_GATEWAY_PROMPT_VARIABLES = 'gateway.prompt.variables';

@@ -30,6 +30,8 @@ export interface RequestStart {
   chat?: ChatCompletionRequest;
   /** Added to the request span as they are. */
   attributes?: ExtraAttributes;
+  /** User content (e.g. a prompt's variables): added only when message-content capture is on. */
+  contentAttributes?: ExtraAttributes;
 }
 
 export interface AttemptStart {

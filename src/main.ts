@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * CLI: `sidegate serve | demo | emulator | keys | trace | traces`. The emulator and the demo are loaded with a
+ * CLI: `sidegate serve | demo | emulator | keys | trace | traces | prompts`. The emulator and the demo are loaded with a
  * dynamic import so the request path never imports them (DESIGN Decision 14).
  */
 import { loadSettings, SettingsError } from './config/settings.js';
@@ -10,13 +10,14 @@ const USAGE = `usage: sidegate <command> [flags]
 
 commands:
   serve      run the gateway (flags: --port, --host, --gemini-base-url, --max-body-bytes,
-             --upstream-timeout-ms, --data-dir, --config-dir, --health-port, --traces-url; env SIDEGATE_*)
+             --upstream-timeout-ms, --data-dir, --config-dir, --prompts-dir, --health-port, --traces-url; env SIDEGATE_*)
   demo       start the built-in Gemini emulator and the gateway, send sample requests, print what happened
   emulator   run the Gemini API emulator (--port, default 8788; --host)
   keys       manage virtual keys: keys add <slug> --provider google (secret on stdin) | keys list | keys rm <slug>
   trace      print one trace read back from the trace backend: trace <traceId> [--json] [--traces-url URL]
              (SIDEGATE_TRACES_URL, e.g. http://localhost:16686 for Jaeger)
   traces     list recent traces with their totals: traces [--since 1h] [--limit 50] [--service NAME] [--json]
+  prompts    prompt templates: prompts list | prompts show <id> | prompts render <id> --var name=value (--version N | --label L)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -32,6 +33,10 @@ async function main(argv: string[]): Promise<number> {
     case 'demo': {
       const { runDemo } = await import('./demo.js');
       return runDemo(rest);
+    }
+    case 'prompts': {
+      const { runPromptsCli } = await import('./prompts/prompts-cli.js');
+      return runPromptsCli(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
     case 'keys': {
       const { runKeysCli } = await import('./keys/keys-cli.js');

@@ -126,3 +126,78 @@ describe('summarizeTrace', () => {
     expect(tree.totals.feedback_weighted_mean).toBeNull();
   });
 });
+
+describe('summaries by prompt version', () => {
+  // Two calls from support@1 (one retried), one from support@2, one plain chat call, one feedback
+  // filed under the v2 request span and one on the whole trace.
+  const request = (id: string, start: number, prompt?: [string, number]) =>
+    span(id, '', 'chat gemini-2.5-flash', start, start + 90, {
+      kind: 'server',
+      attributes: { 'gateway.attempts': 1, ...(prompt ? { 'gateway.prompt.id': prompt[0], 'gateway.prompt.version': prompt[1] } : {}) },
+    });
+  const attempt = (id: string, parent: string, start: number, extra: Partial<StoredSpan> = {}, attributes = {}) =>
+    span(id, parent, 'generate_content gemini-2.5-flash', start, start + 50, {
+      kind: 'client',
+      ...extra,
+      attributes: { 'gateway.attempt.number': 1, ...attributes },
+    });
+  const spans: StoredSpan[] = [
+    request('00000000000000a1', 0, ['support', 1]),
+    attempt('00000000000000b1', '00000000000000a1', 1, { status: 'error' }),
+    attempt('00000000000000b2', '00000000000000a1', 2, {}, usage(100, 10, 0.001)),
+    request('00000000000000a2', 100, ['support', 1]),
+    attempt('00000000000000b3', '00000000000000a2', 101, {}, usage(50, 5, 0.0005)),
+    request('00000000000000a3', 200, ['support', 2]),
+    attempt('00000000000000b4', '00000000000000a3', 201, {}, usage(10, 1, 0.0001)),
+    request('00000000000000a4', 300),
+    attempt('00000000000000b5', '00000000000000a4', 301, {}, usage(7, 7, 0.7)),
+    span('00000000000000f1', '00000000000000a3', 'feedback', 900, 900, {
+      attributes: { 'gateway.feedback.id': 'fb-v2', 'gateway.feedback.value': 8, 'gateway.feedback.weight': 1 },
+    }),
+  ];
+
+  it('groups requests, LLM calls, tokens, cost and feedback by prompt id and version; plain calls stay out', () => {
+    expect(summarizeTrace(spans).prompts).toStrictEqual([
+      {
+        prompt_id: 'support',
+        prompt_version: 1,
+        requests: 2,
+        llm_calls: 3,
+        failed_attempts: 1,
+        input_tokens: 150,
+        output_tokens: 15,
+        cost_usd: 0.0015,
+        feedback_count: 0,
+        feedback_weighted_mean: null,
+      },
+      {
+        prompt_id: 'support',
+        prompt_version: 2,
+        requests: 1,
+        llm_calls: 1,
+        failed_attempts: 0,
+        input_tokens: 10,
+        output_tokens: 1,
+        cost_usd: 0.0001,
+        feedback_count: 1,
+        feedback_weighted_mean: 8,
+      },
+    ]);
+  });
+
+  it('credits trace-level feedback to the only prompt version of the trace', () => {
+    const single = [
+      request('00000000000000a1', 0, ['greet', 3]),
+      attempt('00000000000000b1', '00000000000000a1', 1, {}, usage(1, 1, 0.01)),
+      span('00000000000000f1', '', 'feedback', 900, 900, { attributes: { 'gateway.feedback.id': 'f', 'gateway.feedback.value': -2, 'gateway.feedback.weight': 0.5 } }),
+    ];
+    expect(summarizeTrace(single).prompts).toMatchObject([{ prompt_id: 'greet', prompt_version: 3, feedback_count: 1, feedback_weighted_mean: -2 }]);
+    // With two versions in the trace, trace-level feedback belongs to neither.
+    const two = [...spans.slice(0, 9), span('00000000000000f2', '', 'feedback', 900, 900, { attributes: { 'gateway.feedback.id': 'g', 'gateway.feedback.value': 1 } })];
+    expect(summarizeTrace(two).prompts.map((p) => p.feedback_count)).toStrictEqual([0, 0]);
+  });
+
+  it('is empty when no call came from a prompt', () => {
+    expect(summarizeTrace(spans.slice(7, 9)).prompts).toStrictEqual([]);
+  });
+});

@@ -8,7 +8,9 @@
  * - LLM calls are attempt spans plus chat-completion log spans; failed ones have ERROR status;
  * - feedback counts the latest version of each feedback id; the mean is weighted by `weight`;
  * - the trace duration runs from the first start to the last end of every span but feedback
- *   (a score given an hour later does not make the work an hour long).
+ *   (a score given an hour later does not make the work an hour long);
+ * - `prompts` groups the same usage, cost and feedback by prompt version (`gateway.prompt.*` on
+ *   the request span an attempt belongs to), so versions can be compared by cost and feedback.
  */
 import type { AttributeValue, SpanKindName, SpanStatusName, StoredSpan } from './trace-reader.js';
 
@@ -55,6 +57,21 @@ export interface FeedbackSummary {
   versions: number;
 }
 
+/** Usage, cost and feedback of the calls rendered from one prompt version. */
+export interface PromptVersionTotals {
+  prompt_id: string;
+  prompt_version: number;
+  /** Request spans rendered from this version. */
+  requests: number;
+  llm_calls: number;
+  failed_attempts: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  feedback_count: number;
+  feedback_weighted_mean: number | null;
+}
+
 export interface TraceOverview {
   trace_id: string;
   /** Name of the earliest root span (feedback aside). */
@@ -63,6 +80,8 @@ export interface TraceOverview {
   end_time: string;
   duration_ms: number;
   totals: TraceTotals;
+  /** One entry per prompt version used in the trace (by id, then version); empty when none was. */
+  prompts: PromptVersionTotals[];
 }
 
 export interface TraceSummary extends TraceOverview {
@@ -129,17 +148,99 @@ export function overviewOf(spans: readonly StoredSpan[]): TraceOverview {
     end_time: isoOf(endNs),
     duration_ms: msBetween(startNs, endNs),
     totals,
+    prompts: promptTotalsOf(spans),
   };
 }
 
-function latestFeedback(spans: readonly StoredSpan[]): FeedbackSummary[] {
+/**
+ * Groups usage and cost by the prompt version of the nearest span at or above each LLM span
+ * that carries `gateway.prompt.id` (for an attempt: its request span). Feedback counts for the
+ * prompt version of the span it is filed under, else, when the trace used exactly one prompt
+ * version, for that one (feedback usually names the trace, not a span).
+ */
+export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotals[] {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const groups = new Map<string, PromptVersionTotals & { weights: number; weighted: number }>();
+  const keyOf = (span: StoredSpan): string | undefined => {
+    const id = span.attributes['gateway.prompt.id'];
+    const version = num(span.attributes['gateway.prompt.version']);
+    if (typeof id !== 'string' || version === null) return undefined;
+    const key = `${id}@${version}`;
+    if (!groups.has(key)) {
+      groups.set(key, {
+        prompt_id: id,
+        prompt_version: version,
+        requests: 0,
+        llm_calls: 0,
+        failed_attempts: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        feedback_count: 0,
+        feedback_weighted_mean: null,
+        weights: 0,
+        weighted: 0,
+      });
+    }
+    return key;
+  };
+  const promptAbove = (start: StoredSpan | undefined): string | undefined => {
+    const seen = new Set<StoredSpan>();
+    for (let span = start; span !== undefined && !seen.has(span); span = byId.get(span.parentSpanId)) {
+      seen.add(span);
+      const key = keyOf(span);
+      if (key !== undefined) return key;
+    }
+    return undefined;
+  };
+
+  for (const span of spans) if (roleOf(span) === 'request' && keyOf(span) !== undefined) groups.get(keyOf(span)!)!.requests += 1;
+  for (const span of spans) {
+    const role = roleOf(span);
+    if (role !== 'attempt' && role !== 'log') continue;
+    const key = promptAbove(span);
+    if (key === undefined) continue;
+    const group = groups.get(key)!;
+    if (role === 'attempt' || span.attributes['gen_ai.operation.name'] !== undefined) {
+      group.llm_calls += 1;
+      if (span.status === 'error') group.failed_attempts += 1;
+    }
+    group.input_tokens += num(span.attributes['gen_ai.usage.input_tokens']) ?? 0;
+    group.output_tokens += num(span.attributes['gen_ai.usage.output_tokens']) ?? 0;
+    group.cost_usd += num(span.attributes['gateway.cost.usd']) ?? 0;
+  }
+  const only = groups.size === 1 ? [...groups.keys()][0] : undefined;
+  for (const { span } of latestFeedbackSpans(spans).values()) {
+    const key = promptAbove(byId.get(span.parentSpanId)) ?? only;
+    if (key === undefined) continue;
+    const group = groups.get(key)!;
+    const weight = num(span.attributes['gateway.feedback.weight']) ?? 1;
+    group.feedback_count += 1;
+    group.weights += weight;
+    group.weighted += (num(span.attributes['gateway.feedback.value']) ?? 0) * weight;
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.prompt_version - b.prompt_version)
+    .map(({ weights, weighted, ...g }) => ({
+      ...g,
+      cost_usd: Math.round(g.cost_usd * 1e9) / 1e9,
+      feedback_weighted_mean: weights > 0 ? Math.round((weighted / weights) * 1e6) / 1e6 : null,
+    }));
+}
+
+/** The latest span of each feedback id, with how many versions the trace holds. */
+function latestFeedbackSpans(spans: readonly StoredSpan[]): Map<string, { span: StoredSpan; versions: number }> {
   const byId = new Map<string, { span: StoredSpan; versions: number }>();
   for (const span of [...spans].sort(byStart)) {
     const id = span.attributes['gateway.feedback.id'];
     if (typeof id !== 'string') continue;
     byId.set(id, { span, versions: (byId.get(id)?.versions ?? 0) + 1 });
   }
-  return [...byId.entries()]
+  return byId;
+}
+
+function latestFeedback(spans: readonly StoredSpan[]): FeedbackSummary[] {
+  return [...latestFeedbackSpans(spans).entries()]
     .map(([id, { span, versions }]) => ({
       id,
       value: num(span.attributes['gateway.feedback.value']) ?? 0,

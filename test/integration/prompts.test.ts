@@ -11,9 +11,10 @@ import type { Stream } from 'openai/streaming';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createClient } from '../../src/client/index.js';
 import { openPromptStore, type PromptStore } from '../../src/prompts/prompt-store.js';
 import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
-import { startHarness, type Harness } from './harness.js';
+import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
 
@@ -169,6 +170,36 @@ describe('POST /v1/prompts/{id}/completions', () => {
     // The attempt is a child of the prompt call's request span, as for any chat completion.
     const attempt = spans.find((s) => s.kind === SpanKind.CLIENT)!;
     expect(attempt.parentSpanContext?.spanId).toBe(servers[0]!.spanContext().spanId);
+  });
+
+  it('works through sidegate/client, whose tracing options reach the prompt call like a chat call', async () => {
+    const exporter = new InMemorySpanExporter();
+    const telemetry = createTelemetry({ env: { OTEL_METRICS_EXPORTER: 'none' }, logger: () => {}, spanProcessorOverride: new SimpleSpanProcessor(exporter) });
+    const traced = await startHarness({}, { prompts: store, telemetry });
+    try {
+      const c = createClient({
+        apiKey: GATEWAY_KEY,
+        baseURL: `${traced.gateway.url}/v1`,
+        provider: 'google',
+        providerKey: PROVIDER_KEY,
+        traceId: 'prompt-run-1',
+        spanName: 'support reply',
+        metadata: { team: 'care' },
+        clientOptions: { maxRetries: 0 },
+      });
+      const res = await c.post<ChatCompletion>('/prompts/support/completions', { body: { variables: { product: 'Sidegate', question: 'hi' } } });
+      expect(res.choices[0]?.message.content).toBeTruthy();
+      const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
+      expect(server.name).toBe('support reply');
+      expect(server.attributes).toMatchObject({
+        'gateway.trace_id': 'prompt-run-1',
+        'gateway.metadata.team': 'care',
+        'gateway.prompt.id': 'support',
+        'gateway.prompt.version': 1,
+      });
+    } finally {
+      await traced.close();
+    }
   });
 
   it('needs the gateway key', async () => {

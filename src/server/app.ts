@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAbortError, GatewayError, InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
-import { looksLikeSecret } from '../scrub-secrets.js';
+import { looksLikeSecret, REDACTED } from '../scrub-secrets.js';
 import type { GatewayKeyCheck } from './auth.js';
 import { logUnexpected, sendError, sendJson } from './respond.js';
 
@@ -127,7 +127,7 @@ function shownPath(path: string): string {
   return path
     .slice(0, 200)
     .split('/')
-    .map((segment) => (looksLikeSecret(segment) ? '[redacted]' : segment))
+    .map((segment) => (looksLikeSecret(segment) ? REDACTED : segment))
     .join('/');
 }
 

@@ -147,8 +147,11 @@ export class OtelAttemptSpan implements AttemptSpan {
       this.kit.instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
       const usage = result.outcome?.usage;
       if (usage !== undefined) {
-        this.kit.instruments.tokenUsage.record(usage.inputTokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: 'input' });
-        this.kit.instruments.tokenUsage.record(usage.outputTokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' });
+        // Built like `attrs`, not as `{ ...attrs, [key]: … }`: a spread with a computed key takes V8's
+        // slow path, and these two lines were ~6 % of the telemetry CPU per request in a profile.
+        const responseModel = result.outcome?.responseModel;
+        this.kit.instruments.tokenUsage.record(usage.inputTokens, this.metricAttributes(responseModel, errorType, 'input'));
+        this.kit.instruments.tokenUsage.record(usage.outputTokens, this.metricAttributes(responseModel, errorType, 'output'));
       }
     } catch {
       // never throw from end
@@ -160,7 +163,8 @@ export class OtelAttemptSpan implements AttemptSpan {
     return computeCostUsd(this.kit.pricing, this.start.model, outcome.usage);
   }
 
-  private metricAttributes(responseModel: string | undefined, errorType: string | undefined): Attributes {
+  /** `tokenType` only for `gen_ai.client.token.usage`. */
+  private metricAttributes(responseModel: string | undefined, errorType: string | undefined, tokenType?: 'input' | 'output'): Attributes {
     const attrs: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: this.start.operationName,
       [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName,
@@ -170,6 +174,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     if (this.address !== undefined) attrs[ATTR_SERVER_ADDRESS] = this.address;
     if (this.port !== undefined) attrs[ATTR_SERVER_PORT] = this.port;
     if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
+    if (tokenType !== undefined) attrs[ATTR_GEN_AI_TOKEN_TYPE] = tokenType;
     return attrs;
   }
 }

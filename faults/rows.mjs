@@ -506,7 +506,7 @@ export function rows({ fast }) {
             ),
           ],
           ['deep JSON: x-gateway-metadata', post(chatBody(), `x-gateway-metadata: ${deepObjectText(2000)}\r\n`)],
-          ['deep JSON: x-gateway-config', post(chatBody(), `x-gateway-config: ${deepObjectText(2000, 'targets')}\r\n`)],
+          ['deep JSON: x-gateway-config', post(chatBody(), `x-gateway-config: ${deepObjectText(1000, 'targets')}\r\n`)],
           ['invalid UTF-8 in the body', postBytes(Buffer.concat([Buffer.from('{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}]}')]))],
           ['invalid UTF-8 in a header', Buffer.concat([Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\n${authHead()}x-gateway-metadata: {"a":"`), Buffer.from([0xc3, 0x28]), Buffer.from(`"}\r\ncontent-length: ${chatBody().length}\r\nconnection: close\r\n\r\n${chatBody()}`)])],
           ['smuggling: Content-Length + Transfer-Encoding', `POST /v1/chat/completions HTTP/1.1\r\n${authHead()}content-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\nGET /v1/virtual-keys HTTP/1.1\r\nhost: x\r\n\r\n`],

@@ -199,14 +199,16 @@ describe('createOpenAIProvider', () => {
   });
 
   it('never cuts a stream whose headers arrived in time', async () => {
+    // The timeout is generous so a busy machine still gets the headers in time; the rest of the
+    // stream comes well after it would have fired.
     handler = (_req, _body, res) => {
       sse(res, [chunk('slow')], false);
       setTimeout(() => {
         res.write(`data: ${JSON.stringify(chunk(null, 'stop'))}\n\ndata: [DONE]\n\n`);
         res.end();
-      }, 300);
+      }, 2_500);
     };
-    const result = await provider.chatStream(call({ timeoutMs: 100 }, { ...request, stream: true }));
+    const result = await provider.chatStream(call({ timeoutMs: 2_000 }, { ...request, stream: true }));
     expect((await collect(result.chunks)).length).toBe(2);
   });
 

@@ -49,7 +49,9 @@ describe('in-flight bytes budget', () => {
     // 4 MiB declared, held 2× = 8 MiB of 10: the body is never sent, so it stays in flight.
     const first = open(port);
     first.socket.write(head(port, `content-length: ${4 * MiB}\r\n`));
-    for (let i = 0; i < 100 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // Wait until the holder's body is counted (seconds on a busy machine), so the chunked body meets a partly used budget.
+    for (let i = 0; i < 1_000 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(harness.gateway.budget.held).toBeGreaterThan(0);
     expect(harness.gateway.budget.held).toBe(8 * MiB);
 
     const second = open(port);
@@ -79,7 +81,9 @@ describe('in-flight bytes budget', () => {
     harness = await startHarness({ maxInflightBytes: 6 * MiB });
     const holder = open(harness.gateway.port);
     holder.socket.write(head(harness.gateway.port, `content-length: ${2 * MiB}\r\n`)); // holds 4 MiB
-    for (let i = 0; i < 100 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // Wait until the holder's body is counted (seconds on a busy machine), so the chunked body meets a partly used budget.
+    for (let i = 0; i < 1_000 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(harness.gateway.budget.held).toBeGreaterThan(0);
     const c = open(harness.gateway.port);
     c.socket.write(head(harness.gateway.port, 'transfer-encoding: chunked\r\n'));
     const piece = Buffer.alloc(512 * 1024, 'a');

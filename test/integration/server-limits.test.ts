@@ -65,7 +65,9 @@ describe('server limits', () => {
   });
 
   it('answers 408 to a body that trickles in, without cutting a long streamed answer', async () => {
-    harness = await startHarness({ headersTimeoutMs: 150, requestTimeoutMs: 300 });
+    // Timeouts of a second, so a busy machine still receives a whole normal request in time; the
+    // trickled body (~2 s) and the stream (~1.6 s) both outlast them.
+    harness = await startHarness({ headersTimeoutMs: 1_000, requestTimeoutMs: 1_000 });
     const c = rawConnection(harness.gateway.port);
     await c.connected;
     const json = JSON.stringify(body);
@@ -77,7 +79,7 @@ describe('server limits', () => {
     // A stream that lasts several request timeouts: the request was complete, so it is not cut.
     harness.emulator.enqueue({
       chunks: [0, 1, 2, 3].map((i) => ({
-        delayMs: 150,
+        delayMs: 400,
         data: { candidates: [{ content: { role: 'model', parts: [{ text: `part${i} ` }] }, index: 0, ...(i === 3 ? { finishReason: 'STOP' } : {}) }] },
       })),
     });

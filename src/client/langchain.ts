@@ -21,25 +21,12 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
-import { DEFAULT_BASE_URL } from './create-client.js';
 import { createHeaders, type SidegateRequestOptions } from './create-headers.js';
 import type { SidegateLog } from './gateway-resources.js';
-import { LogBatcher } from './log-batcher.js';
+import { createHandlerCore, type SidegateHandlerOptions } from './handler-core.js';
+import type { LogBatcher } from './log-batcher.js';
 
-export interface SidegateCallbackHandlerOptions {
-  /** Gateway key; default env `SIDEGATE_API_KEY`, then `PORTKEY_API_KEY`. */
-  apiKey?: string;
-  /** Gateway base URL including `/v1`; default `http://localhost:8787/v1`. */
-  baseURL?: string;
-  /** Added to every log; `traceId` names the trace (default: the root run's id). */
-  metadata?: { user_name?: string; traceId?: string; [key: string]: string | undefined };
-  batchSize?: number;
-  flushIntervalMs?: number;
-  /** Called when logs could not be sent (default: one console warning). */
-  onError?: (error: Error) => void;
-  /** The fetch used for logs and wrapped for ChatOpenAI (default the global fetch). */
-  fetch?: typeof fetch;
-}
+export type SidegateCallbackHandlerOptions = SidegateHandlerOptions;
 
 type RunKind = 'chain' | 'llm' | 'tool' | 'retriever';
 
@@ -73,20 +60,13 @@ export class SidegateCallbackHandler extends BaseCallbackHandler {
   constructor(options: SidegateCallbackHandlerOptions = {}) {
     // Awaited handlers: a chat model's start is recorded before its HTTP call is made.
     super({ _awaitHandler: true });
-    this.apiKey = options.apiKey ?? env('SIDEGATE_API_KEY') ?? env('PORTKEY_API_KEY') ?? '';
-    this.baseURL = options.baseURL ?? DEFAULT_BASE_URL;
-    const { traceId, ...rest } = options.metadata ?? {};
-    this.traceId = traceId;
-    this.metadata = Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => typeof e[1] === 'string'));
-    const baseFetch = options.fetch ?? fetch;
-    this.batcher = new LogBatcher({
-      apiKey: this.apiKey,
-      baseURL: this.baseURL,
-      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-      ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
-      ...(options.onError !== undefined ? { onError: options.onError } : {}),
-      fetch: baseFetch,
-    });
+    const core = createHandlerCore(options);
+    this.apiKey = core.apiKey;
+    this.baseURL = core.baseURL;
+    this.traceId = core.traceId;
+    this.metadata = core.metadata;
+    this.batcher = core.batcher;
+    const baseFetch = core.baseFetch;
     this.fetch = (input, init) => baseFetch(input, this.withRunHeaders(input, init));
   }
 
@@ -262,9 +242,4 @@ function textOf(content: unknown): string {
 function contentOf(output: unknown): unknown {
   if (output !== null && typeof output === 'object' && 'content' in output) return (output as { content: unknown }).content;
   return output;
-}
-
-function env(name: string): string | undefined {
-  const v = typeof process === 'undefined' ? undefined : process.env[name]?.trim();
-  return v ? v : undefined;
 }

@@ -14,20 +14,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Settings } from '@llamaindex/core/global';
-import { DEFAULT_BASE_URL } from './create-client.js';
 import { createHeaders, type SidegateRequestOptions } from './create-headers.js';
 import type { SidegateLog } from './gateway-resources.js';
-import { LogBatcher } from './log-batcher.js';
+import { createHandlerCore, type SidegateHandlerOptions } from './handler-core.js';
+import type { LogBatcher } from './log-batcher.js';
 
-export interface SidegateLlamaIndexHandlerOptions {
-  apiKey?: string;
-  baseURL?: string;
-  metadata?: { user_name?: string; traceId?: string; [key: string]: string | undefined };
-  batchSize?: number;
-  flushIntervalMs?: number;
-  onError?: (error: Error) => void;
-  fetch?: typeof fetch;
-}
+export type SidegateLlamaIndexHandlerOptions = SidegateHandlerOptions;
 
 interface Span {
   id: string;
@@ -56,20 +48,13 @@ export class SidegateLlamaIndexHandler {
   private readonly listeners: Array<[string, (e: { detail: Detail }) => void]> = [];
 
   constructor(options: SidegateLlamaIndexHandlerOptions = {}) {
-    this.apiKey = options.apiKey ?? env('SIDEGATE_API_KEY') ?? env('PORTKEY_API_KEY') ?? '';
-    this.baseURL = options.baseURL ?? DEFAULT_BASE_URL;
-    const { traceId, ...rest } = options.metadata ?? {};
-    this.traceId = traceId;
-    this.metadata = Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => typeof e[1] === 'string'));
-    const baseFetch = options.fetch ?? fetch;
-    this.batcher = new LogBatcher({
-      apiKey: this.apiKey,
-      baseURL: this.baseURL,
-      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-      ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
-      ...(options.onError !== undefined ? { onError: options.onError } : {}),
-      fetch: baseFetch,
-    });
+    const core = createHandlerCore(options);
+    this.apiKey = core.apiKey;
+    this.baseURL = core.baseURL;
+    this.traceId = core.traceId;
+    this.metadata = core.metadata;
+    this.batcher = core.batcher;
+    const baseFetch = core.baseFetch;
     this.fetch = (input, init) => baseFetch(input, this.withSpanHeaders(input, init));
   }
 
@@ -183,9 +168,4 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map((p) => (typeof (p as { text?: unknown })?.text === 'string' ? (p as { text: string }).text : '')).join('');
   return '';
-}
-
-function env(name: string): string | undefined {
-  const v = typeof process === 'undefined' ? undefined : process.env[name]?.trim();
-  return v ? v : undefined;
 }

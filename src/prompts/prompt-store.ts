@@ -27,7 +27,7 @@ import {
 } from './build-snapshot.js';
 import { parsePromptTemplate, PROMPT_ID, type PromptVersion, type TemplateProblem } from './prompt-template.js';
 import { collectPartials, PartialError, type PartialResolver } from './render-prompt.js';
-import { watchDirs } from './watch-dir.js';
+import { watchDirs } from '../watch-dirs.js';
 
 export interface PromptSelector {
   version?: number | undefined;

@@ -9,12 +9,11 @@
 import type { ServerResponse } from 'node:http';
 import { mirrorResponseHeaders } from '../config/header-aliases.js';
 import { ClientAbortError } from '../errors.js';
-import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
 import { resolvePlan } from '../routing/resolve-plan.js';
 import type { TargetEnvironment } from '../routing/resolve-target.js';
 import type { AttemptContext, ProviderRegistry, RouteStats } from '../routing/route-request.js';
-import type { ExtraAttributes, RequestSpan, Telemetry } from '../telemetry/telemetry.js';
+import type { RequestSpan, RequestStart, Telemetry } from '../telemetry/telemetry.js';
 import type { RequestContext } from './request-context.js';
 import { logUnexpected, sendError } from './respond.js';
 import { responseTraceHeaders } from './response-trace-headers.js';
@@ -28,22 +27,11 @@ export interface OperationDeps {
   log?: (line: string) => void;
 }
 
-export interface OperationStart {
+/** What the request span needs (telemetry's `RequestStart`), plus what routing reads. */
+export interface OperationStart extends RequestStart {
   context: RequestContext;
-  /** `gen_ai.operation.name` of the logical call: `chat`, `embeddings`, … */
-  operation: string;
-  /** The model the client asked for. */
-  model: string;
-  /** `http.route` of the front door, e.g. `/v1/chat/completions`. */
-  route: string;
   /** The client's body as conditional routing sees it (`params.*`). */
   params: Readonly<Record<string, unknown>>;
-  /** For a chat operation: `gen_ai.request.*` of the request span come from it. */
-  chat?: ChatCompletionRequest;
-  /** Extra request-span attributes (e.g. `gateway.prompt.id`). */
-  attributes?: ExtraAttributes;
-  /** Extra attributes that are user content: recorded only with message-content capture on. */
-  contentAttributes?: ExtraAttributes;
 }
 
 export interface Operation {
@@ -69,15 +57,7 @@ export interface Operation {
 export function openOperation(deps: OperationDeps, res: ServerResponse, start: OperationStart): Operation {
   const { context } = start;
   const plan = resolvePlan(context, deps.targetEnv);
-  const span = deps.telemetry.startRequest({
-    context,
-    operation: start.operation,
-    model: start.model,
-    route: start.route,
-    ...(start.chat !== undefined ? { chat: start.chat } : {}),
-    ...(start.attributes !== undefined ? { attributes: start.attributes } : {}),
-    ...(start.contentAttributes !== undefined ? { contentAttributes: start.contentAttributes } : {}),
-  });
+  const span = deps.telemetry.startRequest(start);
 
   const abort = new AbortController();
   const onClose = () => {

@@ -6,6 +6,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_TYPE,
   ATTR_GEN_AI_REQUEST_CHOICE_COUNT,
   ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY,
@@ -97,6 +98,19 @@ export function getInputContentAttributes(messages: readonly ChatMessage[]): Att
   const out: Attributes = { [ATTR_GEN_AI_INPUT_MESSAGES]: JSON.stringify(input) };
   if (system.length > 0) out[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = JSON.stringify(system);
   return out;
+}
+
+/** Opt-in assistant output of each choice (`gen_ai.output.messages`) in the semconv message schema. */
+export function getOutputContentAttributes(choices: ReadonlyArray<{ content: string | null; finishReason?: string }>): Attributes {
+  return {
+    [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify(
+      choices.map((choice) => ({
+        role: 'assistant',
+        parts: choice.content === null ? [] : [{ type: 'text', content: choice.content }],
+        ...(choice.finishReason !== undefined ? { finish_reason: choice.finishReason } : {}),
+      })),
+    ),
+  };
 }
 
 function contentParts(content: string | ReadonlyArray<Record<string, unknown>>): Part[] {

@@ -29,10 +29,10 @@ import {
 } from './gateway-attributes.js';
 import { dropCredentialHeaders, dropCredentialParams, redactKeys } from './drop-credentials.js';
 import { millisToHrTime, type SpanRecord } from './emit-span.js';
-import { getInputContentAttributes, getRequestAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
+import { getInputContentAttributes, getOutputContentAttributes, getRequestAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
 import { computeCostUsd, type PricingTable } from './pricing.js';
 import type { ContentCapture } from './read-otel-config.js';
-import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_REQUEST_MODEL } from './semconv-incubating.js';
+import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL } from './semconv-incubating.js';
 
 export const ATTR_GATEWAY_LOG_ID = 'gateway.log.id';
 export const ATTR_GATEWAY_LOG_REQUEST_BODY = 'gateway.log.request.body';
@@ -187,12 +187,14 @@ function contentAttributes(
   if (messages?.success === true) Object.assign(out, getInputContentAttributes(messages.data));
   else if (log.request.body !== undefined) out[ATTR_GATEWAY_LOG_REQUEST_BODY] = asText(log.request.body);
   if (response !== undefined) {
-    out[ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify(
-      response.choices.map((choice) => ({
-        role: 'assistant',
-        parts: typeof choice.message?.content === 'string' ? [{ type: 'text', content: choice.message.content }] : [],
-        ...(typeof choice.finish_reason === 'string' ? { finish_reason: choice.finish_reason } : {}),
-      })),
+    Object.assign(
+      out,
+      getOutputContentAttributes(
+        response.choices.map((choice) => ({
+          content: typeof choice.message?.content === 'string' ? choice.message.content : null,
+          ...(typeof choice.finish_reason === 'string' ? { finishReason: choice.finish_reason } : {}),
+        })),
+      ),
     );
   } else if (log.response?.body !== undefined) {
     out[ATTR_GATEWAY_LOG_RESPONSE_BODY] = asText(log.response.body);

@@ -23,11 +23,10 @@ import {
   ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION,
   ATTR_GATEWAY_WARNINGS,
 } from './gateway-attributes.js';
-import { getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
+import { getOutputContentAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
 import { computeCostUsd } from './pricing.js';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
@@ -128,15 +127,7 @@ export class OtelAttemptSpan implements AttemptSpan {
         if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
         const capture = this.kit.capture;
         if (capture !== 'none' && result.output !== undefined) {
-          const content = {
-            [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify(
-              result.output.map((choice) => ({
-                role: 'assistant',
-                parts: choice.content === null ? [] : [{ type: 'text', content: choice.content }],
-                ...(choice.finishReason !== undefined ? { finish_reason: choice.finishReason } : {}),
-              })),
-            ),
-          };
+          const content = getOutputContentAttributes(result.output);
           if (capture === 'span' || capture === 'span_and_event') span.setAttributes(content);
           if (capture === 'event' || capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
         }

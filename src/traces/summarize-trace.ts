@@ -125,14 +125,7 @@ export function overviewOf(spans: readonly StoredSpan[]): TraceOverview {
   };
   for (const span of spans) {
     const role = roleOf(span);
-    if (role !== 'attempt' && role !== 'log') continue;
-    if (role === 'attempt' || span.attributes['gen_ai.operation.name'] !== undefined) {
-      totals.llm_calls += 1;
-      if (span.status === 'error') totals.failed_attempts += 1;
-    }
-    totals.input_tokens += num(span.attributes['gen_ai.usage.input_tokens']) ?? 0;
-    totals.output_tokens += num(span.attributes['gen_ai.usage.output_tokens']) ?? 0;
-    totals.cost_usd += num(span.attributes['gateway.cost.usd']) ?? 0;
+    if (role === 'attempt' || role === 'log') addUsage(totals, span, role);
   }
   // Sums of nano-dollar amounts: round away the float noise.
   totals.cost_usd = Math.round(totals.cost_usd * 1e9) / 1e9;
@@ -200,14 +193,7 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
     if (role !== 'attempt' && role !== 'log') continue;
     const key = promptAbove(span);
     if (key === undefined) continue;
-    const group = groups.get(key)!;
-    if (role === 'attempt' || span.attributes['gen_ai.operation.name'] !== undefined) {
-      group.llm_calls += 1;
-      if (span.status === 'error') group.failed_attempts += 1;
-    }
-    group.input_tokens += num(span.attributes['gen_ai.usage.input_tokens']) ?? 0;
-    group.output_tokens += num(span.attributes['gen_ai.usage.output_tokens']) ?? 0;
-    group.cost_usd += num(span.attributes['gateway.cost.usd']) ?? 0;
+    addUsage(groups.get(key)!, span, role);
   }
   const only = groups.size === 1 ? [...groups.keys()][0] : undefined;
   for (const { span } of latestFeedbackSpans(spans).values()) {
@@ -226,6 +212,19 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
       cost_usd: Math.round(g.cost_usd * 1e9) / 1e9,
       feedback_weighted_mean: weights > 0 ? Math.round((weighted / weights) * 1e6) / 1e6 : null,
     }));
+}
+
+type Usage = Pick<TraceTotals, 'llm_calls' | 'failed_attempts' | 'input_tokens' | 'output_tokens' | 'cost_usd'>;
+
+/** Adds an attempt or log span's calls, tokens and cost to `into`. */
+function addUsage(into: Usage, span: StoredSpan, role: 'attempt' | 'log'): void {
+  if (role === 'attempt' || span.attributes['gen_ai.operation.name'] !== undefined) {
+    into.llm_calls += 1;
+    if (span.status === 'error') into.failed_attempts += 1;
+  }
+  into.input_tokens += num(span.attributes['gen_ai.usage.input_tokens']) ?? 0;
+  into.output_tokens += num(span.attributes['gen_ai.usage.output_tokens']) ?? 0;
+  into.cost_usd += num(span.attributes['gateway.cost.usd']) ?? 0;
 }
 
 /** The latest span of each feedback id, with how many versions the trace holds. */

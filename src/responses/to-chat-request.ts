@@ -18,6 +18,7 @@
  * ignore → an `ignored_param:<name>` warning.
  */
 import { InvalidRequestError } from '../errors.js';
+import { fileIdFromName } from '../files/to-openai-file.js';
 import type { ChatCompletionRequest, ChatMessage, Tool, UserContentPart } from '../openai/chat-request.js';
 import type { ResponsesRequest, InputItem, MessagePart, ResponsesTool } from './responses-request.js';
 
@@ -118,7 +119,7 @@ function convertToolChoice(choice: NonNullable<ResponsesRequest['tool_choice']>)
 
 /** A files id (`files/abc` or `abc`) → the provider file URL the chat path understands. */
 function fileUrl(fileId: string): string {
-  return GOOGLE_FILES_URL + (fileId.startsWith('files/') ? fileId.slice('files/'.length) : fileId);
+  return GOOGLE_FILES_URL + fileIdFromName(fileId);
 }
 
 /** `input_image` / `input_file` → an `image_url` part (the chat path's carrier for any media). */
@@ -313,11 +314,8 @@ export function itemsToMessages(
         break;
       case 'function_call_output': {
         flush();
-        const content =
-          typeof item.output === 'string'
-            ? item.output
-            : userContent(item.output, `${param}.output`);
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content: content === '' ? '' : content } as ChatMessage);
+        const content = userContent(item.output, `${param}.output`);
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content } as ChatMessage);
         params.push(param);
         break;
       }

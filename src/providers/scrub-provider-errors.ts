@@ -54,10 +54,22 @@ export function scrubProviderErrors<P extends Provider>(provider: P): P {
   return wrapped;
 }
 
-async function* scrubbedChunks(chunks: AsyncIterable<ChatCompletionChunk>, known: string[]): AsyncGenerator<ChatCompletionChunk> {
-  try {
-    yield* chunks;
-  } catch (err) {
+/**
+ * The chunks as they are, with a mid-stream failure scrubbed. A delegating iterator rather than an
+ * async generator: every streamed chunk passes here, and `yield*` would add promise turns per chunk.
+ * `return()` is forwarded, so a consumer that stops early still aborts the upstream call.
+ */
+function scrubbedChunks(chunks: AsyncIterable<ChatCompletionChunk>, known: string[]): AsyncIterable<ChatCompletionChunk> {
+  const scrub = (err: unknown): never => {
     throw scrubErrorMessage(err, known);
-  }
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      const inner = chunks[Symbol.asyncIterator]();
+      return {
+        next: () => inner.next().catch(scrub),
+        return: (value?: unknown) => (inner.return ? inner.return(value).catch(scrub) : Promise.resolve({ done: true as const, value: undefined })),
+      };
+    },
+  };
 }

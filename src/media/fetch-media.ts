@@ -15,6 +15,7 @@
  * Every refusal is an `InvalidRequestError` whose message names the URL's host at most, never an
  * address it resolved to. One fetcher serves many calls; each call's state is its own.
  */
+import type { ClientSignal } from '../client-signal.js';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from '../providers/http-client.js';
@@ -44,7 +45,7 @@ export interface FetchedMedia {
 }
 
 /** `signal` (optional) cancels the fetch when the caller's request ends; it then rejects with `ClientAbortError`. */
-export type MediaFetcher = (url: string, signal?: AbortSignal) => Promise<FetchedMedia>;
+export type MediaFetcher = (url: string, signal?: ClientSignal) => Promise<FetchedMedia>;
 
 const MiB = 1024 * 1024;
 const MAX_REDIRECTS = 3;
@@ -95,7 +96,7 @@ export function createMediaFetcher(options: MediaFetcherOptions = {}): MediaFetc
     return addresses[0]!;
   }
 
-  return async function fetchMedia(rawUrl: string, signal?: AbortSignal): Promise<FetchedMedia> {
+  return async function fetchMedia(rawUrl: string, signal?: ClientSignal): Promise<FetchedMedia> {
     let url = parseMediaUrl(rawUrl);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutMs);

@@ -11,6 +11,7 @@
  * the providers' agents from `SIDEGATE_UPSTREAM_TIMEOUT_MS`, so no undici default ever fires.
  */
 import { EventEmitter } from 'node:events';
+import type { ClientSignal } from '../client-signal.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../errors.js';
 import type { Dispatcher } from './http-client.js';
 
@@ -38,16 +39,15 @@ export class AttemptControl {
   private written = false;
 
   constructor(
-    private readonly clientSignal: AbortSignal,
+    private readonly clientSignal: ClientSignal,
     readonly timeoutMs: number,
     /** Called once, when the request is written; with the time it waited for a connection. */
     private readonly onRequestWritten?: (queuedMs: number) => void,
   ) {
     if (clientSignal.aborted) this.signal.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    // Until a request goes through `dispatcher()`, the clock runs from now (calls that do not
-    // report their write keep the plain timeout).
-    this.startClock();
+    // The clock starts when `dispatcher()`'s request is written: every upstream call of an
+    // attempt goes through it, and a timer armed here would only be cleared there.
   }
 
   private startClock(): void {
@@ -67,7 +67,7 @@ export class AttemptControl {
 
   /** `dispatcher` with this attempt's clock started when undici writes the request. */
   dispatcher(base: Dispatcher): Dispatcher {
-    // The clock now waits for the write.
+    // A second call (another request of the same attempt) waits for its own write.
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.written = false;

@@ -4,6 +4,7 @@
  * Providers know nothing of OpenTelemetry: they report what telemetry needs through the result
  * objects (`CallOutcome`); routing marks the first streamed chunk on the attempt span itself.
  */
+import type { ClientSignal } from '../client-signal.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../openai/chat-response.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../openai/embeddings.js';
@@ -58,7 +59,7 @@ export interface ProviderCall {
   request: ChatCompletionRequest;
   target: Target;
   /** Aborted when the client disconnects or the gateway shuts down. */
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** W3C headers of the attempt span (`traceparent`, `tracestate`) to send upstream; may be empty. */
   traceHeaders: Record<string, string>;
   /**
@@ -119,7 +120,7 @@ export interface Provider {
   /** Embeddings (optional: a provider without it answers 400 for embeddings). Throws like `chat`. */
   embed?(call: EmbedCall): Promise<EmbedResult>;
   /** The upstream's model list with the target's credential. Throws `UpstreamError`. */
-  listModels?(target: Target, signal: AbortSignal): Promise<ProviderModel[]>;
+  listModels?(target: Target, signal: ClientSignal): Promise<ProviderModel[]>;
   /** Releases keep-alive connection pools at shutdown. */
   close?(): Promise<void>;
 }

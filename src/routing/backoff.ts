@@ -4,6 +4,7 @@
  * `Retry-After` when the config asks for it (`retry.use_retry_after_header`). Pure except for
  * the injected `random`; `sleep` is injected by the caller so tests never wait.
  */
+import type { ClientSignal } from '../client-signal.js';
 import { ClientAbortError } from '../errors.js';
 
 /** Upper bound of any wait, including an upstream's `Retry-After` (seed: capped at 60 s). */
@@ -40,7 +41,7 @@ export function retryDelayMs(input: RetryDelayInput, options: BackoffOptions = {
   return Math.floor(random() * window);
 }
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type Sleep = (ms: number, signal?: ClientSignal) => Promise<void>;
 
 /** Waits `ms`; rejects with `ClientAbortError` as soon as `signal` aborts. Timer is unref'd. */
 export const sleep: Sleep = (ms, signal) =>

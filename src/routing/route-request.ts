@@ -15,6 +15,7 @@
  * `routeChat` / `routeChatStream` call `provider.chat` / `chatStream` through it, and another
  * operation (embeddings) passes its own provider call.
  */
+import type { ClientSignal } from '../client-signal.js';
 import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
 import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
@@ -49,7 +50,7 @@ export interface AttemptContext {
   operationName?: string;
   providers: ProviderRegistry;
   /** Aborted when the client disconnects. */
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** Injected for tests: loadbalance picks and backoff jitter. Default `Math.random`. */
   random?: () => number;
   /** Injected for tests: the wait between retries. Default a real, abortable timer. */
@@ -78,7 +79,7 @@ export interface AttemptCall {
   /** With the config's `override_params`; a chat operation merges them into its request (`chatCall`). */
   target: ResolvedTarget;
   /** Aborted when the client disconnects. */
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** W3C headers of the attempt span to send upstream; may be empty. */
   traceHeaders: Record<string, string>;
   /** Called once the request is on the wire, with the time it waited for a pooled connection. */
@@ -228,7 +229,7 @@ async function* relay(
   iterator: AsyncIterator<ChatCompletionChunk>,
   result: StreamResult,
   attempt: AttemptSpan,
-  signal: AbortSignal,
+  signal: ClientSignal,
 ): AsyncGenerator<ChatCompletionChunk> {
   let ended = false;
   try {

@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { mirrorResponseHeaders } from '../config/header-aliases.js';
+import { ClientAbort, type ClientSignal } from '../client-signal.js';
 import { ClientAbortError } from '../errors.js';
 import type { CallOutcome } from '../providers/provider.js';
 import { resolvePlan } from '../routing/resolve-plan.js';
@@ -40,7 +41,7 @@ export interface Operation {
   readonly stats: RouteStats;
   readonly span: RequestSpan;
   /** Aborted when the client disconnects. */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
   /** Trace, retry-count and last-target headers of the answer (mirrored for Portkey clients). */
   responseHeaders(): Record<string, string>;
   /** The answer was written: ends the span with its status and outcome. */
@@ -59,9 +60,9 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
   const plan = resolvePlan(context, deps.targetEnv);
   const span = deps.telemetry.startRequest(start);
 
-  const abort = new AbortController();
+  const abort = new ClientAbort();
   const onClose = () => {
-    if (!res.writableFinished) abort.abort(new ClientAbortError());
+    if (!res.writableFinished) abort.abort();
   };
   res.once('close', onClose);
 
@@ -95,15 +96,15 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
       params: start.params,
       model: start.model,
       providers: deps.providers,
-      signal: abort.signal,
+      signal: abort,
     },
     stats,
     span,
-    signal: abort.signal,
+    signal: abort,
     responseHeaders,
     succeed: (status, outcome) => end(status, outcome),
     fail(error) {
-      if (abort.signal.aborted) end(499, undefined, new ClientAbortError());
+      if (abort.aborted) end(499, undefined, new ClientAbortError());
       else {
         logUnexpectedError(error);
         end(sendError(res, error, responseHeaders()), undefined, error);

@@ -15,6 +15,7 @@
  * dispatcher and a bounded cache of file MIME types.
  */
 import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
+import { asAbortSignal, type ClientSignal } from '../../client-signal.js';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
@@ -45,7 +46,7 @@ import { GeminiStreamTranslator } from './stream.js';
 import { createGeminiFilesClient, type GeminiFilesClient } from './gemini-files-client.js';
 
 /** Fetches a public media URL (SSRF-guarded by its implementer) for inlining. */
-export type FetchMedia = (url: string, signal: AbortSignal) => Promise<{ mimeType: string; data: string }>;
+export type FetchMedia = (url: string, signal: ClientSignal) => Promise<{ mimeType: string; data: string }>;
 
 export interface GeminiProviderOptions {
   /** Keep-alive dispatcher for upstream calls; default a shared undici `Agent`. */
@@ -77,7 +78,7 @@ export interface GeminiProviderOptions {
 
 export interface GeminiProvider extends Provider {
   embed(call: EmbedCall): Promise<EmbedResult>;
-  listModels(target: Target, signal: AbortSignal): Promise<ProviderModel[]>;
+  listModels(target: Target, signal: ClientSignal): Promise<ProviderModel[]>;
   /** Closes the dispatcher this provider created (not one passed in). */
   close(): Promise<void>;
 }
@@ -151,7 +152,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       apiKey: target.apiKey,
       baseUrl: trimBase(target.baseUrl),
       id,
-      signal: call.signal,
+      signal: asAbortSignal(call.signal),
       timeoutMs: target.timeoutMs,
       headers: { ...call.traceHeaders, accept: 'application/json' },
     });
@@ -334,7 +335,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   }
 
   /** `GET /v1beta/models`, following page tokens (at most 20 pages of 1000). */
-  async function listModels(target: Target, signal: AbortSignal): Promise<ProviderModel[]> {
+  async function listModels(target: Target, signal: ClientSignal): Promise<ProviderModel[]> {
     const pages: unknown[] = [];
     let token: string | undefined;
     for (let page = 0; page < 20; page++) {

@@ -135,6 +135,19 @@ describe('request context: metadata and trace ids', () => {
     expect(trace.parent).toBeUndefined();
   });
 
+  it('new ids stay distinct across refills of the random pool', async () => {
+    // 500 requests draw 12,000 random bytes: the 4 KiB pool is refilled twice on the way.
+    const env = contextEnv();
+    const ids = new Set<string>();
+    for (let i = 0; i < 500; i++) {
+      const { trace } = await readRequestContext({}, env);
+      expect(trace.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(trace.spanId).toMatch(/^[0-9a-f]{16}$/);
+      ids.add(trace.traceId).add(trace.spanId);
+    }
+    expect(ids.size).toBe(1000);
+  });
+
   it('traceparent: same trace, filed under its parent, flags kept', async () => {
     const { trace } = await readRequestContext({ traceparent: TRACEPARENT.replace(/01$/, '00') }, contextEnv());
     expect(trace.traceId).toBe('0af7651916cd43dd8448eb211c80319c');

@@ -60,31 +60,55 @@ export async function readAnswer(
   control: AttemptControl,
   limits: AnswerLimits,
 ): Promise<{ body: Buffer; release(): void }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   let held = 0;
   const release = () => {
     limits.budget?.release(held);
     held = 0;
   };
   try {
-    for await (const chunk of res.body) {
-      const piece = chunk as Buffer;
-      size += piece.length;
-      if (size > limits.maxBytes) {
-        res.body.destroy();
-        throw new UpstreamError(
-          `the upstream answer is larger than ${limits.maxBytes} bytes (SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES)`,
-          { status: 502, reason: 'answer_too_large', retryable: false, code: 'upstream_answer_too_large' },
-        );
-      }
-      limits.budget?.hold(piece.length * ANSWER_WEIGHT);
-      held += piece.length * ANSWER_WEIGHT;
-      chunks.push(piece);
-    }
+    const chunks = await collectChunks(res.body, limits, (bytes) => (held += bytes));
+    return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), release };
   } catch (err) {
     release();
     throw control.toError(err, 'body');
   }
-  return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), release };
+}
+
+/**
+ * The body's chunks, with plain listeners rather than `for await`: every non-streamed answer is
+ * read here, and a Readable's async iterator costs an iterator, an end-of-stream watcher and a
+ * promise per chunk (about 3 KB of allocations per answer in a sampling heap profile).
+ */
+function collectChunks(body: Dispatcher.ResponseData['body'], limits: AnswerLimits, onHeld: (bytes: number) => void): Promise<Buffer[]> {
+  // The listeners stay until the body is gone (it is this answer's alone): a promise settles once,
+  // and an 'error' after a refusal (the destroy below) still has its listener.
+  return new Promise<Buffer[]>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (piece: Buffer) => {
+      size += piece.length;
+      if (size > limits.maxBytes) {
+        body.off('data', onData);
+        reject(
+          new UpstreamError(`the upstream answer is larger than ${limits.maxBytes} bytes (SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES)`, {
+            status: 502,
+            reason: 'answer_too_large',
+            retryable: false,
+            code: 'upstream_answer_too_large',
+          }),
+        );
+        body.destroy();
+        return;
+      }
+      limits.budget?.hold(piece.length * ANSWER_WEIGHT);
+      onHeld(piece.length * ANSWER_WEIGHT);
+      chunks.push(piece);
+    };
+    body.on('data', onData);
+    body.on('end', () => resolve(chunks));
+    body.on('error', reject);
+    // A body destroyed without an error (the attempt aborted) ends with 'close' and no 'end';
+    // after a clean end this rejection is ignored (the promise is already resolved).
+    body.on('close', () => reject(new Error('the upstream answer was cut before its end')));
+  });
 }

@@ -202,6 +202,45 @@ describe('gemini provider: generateContent', () => {
     setTimeout(() => ac.abort(), 50);
     expect(await failure(pending)).toBeInstanceOf(ClientAbortError);
   });
+
+  it('connection dropped in the middle of the answer body → 502 connection_error', async () => {
+    handlers.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"candidates":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const err = await failure(provider.chat(call()));
+    expect(errorView(err)).toMatchObject({
+      status: 502,
+      reason: 'connection_error',
+      message: expect.stringContaining('the upstream connection dropped before the answer was complete'),
+    });
+  });
+
+  it('client abort in the middle of the answer body → ClientAbortError', async () => {
+    handlers.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"candidates":[');
+    });
+    const ac = new AbortController();
+    const pending = provider.chat({ ...call(), signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    expect(await failure(pending)).toBeInstanceOf(ClientAbortError);
+  });
+
+  it('an answer larger than SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES → 502 answer_too_large, read no further', async () => {
+    const small = createGeminiProvider({ maxAnswerBytes: 64 });
+    try {
+      handlers.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'x'.repeat(500) }] } }] }));
+      });
+      const err = await failure(small.chat(call()));
+      expect(errorView(err)).toMatchObject({ status: 502, reason: 'answer_too_large' });
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe('gemini provider: streamGenerateContent', () => {

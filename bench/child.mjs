@@ -6,25 +6,30 @@
 // The gateway takes its tracing from the OTEL_* environment run.mjs gives it (exporting to a live
 // sink, OTEL_SDK_DISABLED=true, or an endpoint where nothing listens) and, with
 // BENCH_UPSTREAM_CONNECTIONS, an upstream pool of that size (the 1,000-open-streams run).
+// BENCH_DIST names another build of sidegate to run (compare.mjs --baseline: an A/B of two commits).
+import { pathToFileURL } from 'node:url';
 import { installProbe } from './probe.mjs';
+
+const dist = process.env.BENCH_DIST ? pathToFileURL(`${process.env.BENCH_DIST.replace(/\/+$/, '')}/`) : new URL('../dist/', import.meta.url);
+const load = (path) => import(new URL(path, dist).href);
 
 const [role, baseUrl, key] = process.argv.slice(2);
 
 let close;
 if (role === 'emulator') {
-  const { startEmulator } = await import('../dist/emulator/index.js');
+  const { startEmulator } = await load('emulator/index.js');
   const emulator = await startEmulator({ port: 0, maxRecordedRequests: 100 });
   close = () => emulator.close();
   process.stdout.write(`${JSON.stringify({ url: emulator.url })}\n`);
 } else if (role === 'gateway') {
-  const { startGateway } = await import('../dist/server/start.js');
-  const { createTelemetry } = await import('../dist/telemetry/create-telemetry.js');
+  const { startGateway } = await load('server/start.js');
+  const { createTelemetry } = await load('telemetry/create-telemetry.js');
   const telemetry = createTelemetry({ env: process.env, logger: () => {} });
   const deps = { telemetry, log: () => {} };
   const connections = Number(process.env.BENCH_UPSTREAM_CONNECTIONS ?? 0);
   if (connections > 0) {
-    const { createGeminiProvider } = await import('../dist/providers/gemini/gemini-provider.js');
-    const { Agent } = await import('../dist/providers/http-client.js');
+    const { createGeminiProvider } = await load('providers/gemini/gemini-provider.js');
+    const { Agent } = await load('providers/http-client.js');
     deps.providers = { google: createGeminiProvider({ dispatcher: new Agent({ keepAliveTimeout: 30_000, connections }) }) };
   }
   const gateway = await startGateway({ port: 0, geminiBaseUrl: baseUrl, apiKeys: [key] }, deps);

@@ -7,6 +7,10 @@
 //                                                                  on, with these V8/Node flags)
 //                          [--env "NAME=value NAME2=value"]       (adds "env": sidegate, tracing
 //                                                                  on, with this environment)
+//                          [--baseline DIR]                       (adds "base": tracing on, and
+//                                                                  "base-off", each run from the
+//                                                                  build in DIR, e.g. another
+//                                                                  commit's dist/ built elsewhere)
 // Needs `npm run build` first.
 import { fixedRate, maxThroughput, summarize } from './load.mjs';
 import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
@@ -24,6 +28,8 @@ const ENV = option('env', undefined) && Object.fromEntries(option('env').split('
 const ONLY = option('only', 'floor,off,on').split(',');
 if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
 if (ENV && !ONLY.includes('env')) ONLY.push('env');
+const BASELINE = option('baseline', undefined);
+if (BASELINE) for (const key of ['base', 'base-off']) if (!ONLY.includes(key)) ONLY.push(key);
 
 const sink = await start('child.mjs', ['sink']);
 const emulator = await start('child.mjs', ['emulator']);
@@ -37,6 +43,8 @@ const starters = {
   noexport: () => startSidegate(emulator.url, { ...on, OTEL_TRACES_EXPORTER: 'none' }),
   flags: () => startSidegate(emulator.url, on, FLAGS ?? []),
   env: () => startSidegate(emulator.url, { ...on, ...ENV }),
+  base: () => startSidegate(emulator.url, { ...on, BENCH_DIST: BASELINE }),
+  'base-off': () => startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true', BENCH_DIST: BASELINE }),
 };
 const parts = [];
 for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });

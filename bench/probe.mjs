@@ -3,6 +3,9 @@
 //   {type:'probe'}    → event-loop delay and GC time since the last probe, then resets them
 //   {type:'cpuprof', action:'start'|'stop', file} → a V8 CPU profile of exactly the span between the
 //                       two messages (node:inspector, in process), written to `file` on stop
+//   {type:'allocprof', action:'start'|'stop', file} → V8's sampling heap profile of every allocation
+//                       between the two messages, collected or not (what the young generation churns
+//                       through, which live-heap snapshots cannot show), written to `file` on stop
 // The event-loop monitor and GC observer run only with BENCH_PROBE=1 (`npm run bench -- --profile`):
 // a 1 ms loop timer costs CPU of its own, so the ordinary run leaves them off.
 import { writeFileSync } from 'node:fs';
@@ -48,6 +51,24 @@ export function installProbe() {
         writeFileSync(msg.file, JSON.stringify(profile));
       }
       process.send?.({ type: 'cpuprof' });
+      return;
+    }
+    if (msg?.type === 'allocprof') {
+      if (msg.action === 'start') {
+        session = new Session();
+        session.connect();
+        await post('HeapProfiler.enable');
+        await post('HeapProfiler.startSampling', {
+          samplingInterval: 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      } else {
+        const { profile } = await post('HeapProfiler.stopSampling');
+        session.disconnect();
+        writeFileSync(msg.file, JSON.stringify(profile));
+      }
+      process.send?.({ type: 'allocprof' });
       return;
     }
     if (msg?.type === 'mem') {

@@ -16,6 +16,8 @@
 //                    each process per segment (costs CPU of its own: compare probed runs with
 //                    probed runs only); CPU profiles come from bench/profile.mjs
 //   --only a,b       run only these participants (direct,bare,floor,on,off,down,peer)
+//   --memory-only N  only the idle-RSS figure, from N fresh processes of each participant (median
+//                    printed; default 3, one process at a time); nothing else runs, no report file
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -56,6 +58,7 @@ const REQUESTS = num('requests', 50_000);
 const PEER = args.includes('--peer');
 const PROBE = args.includes('--probe');
 const ONLY = option('only')?.split(',');
+const MEMORY_ONLY = args.includes('--memory-only') ? (Number(option('memory-only')) || 3) : 0;
 const PEER_PACKAGE = '@portkey-ai/gateway@1.15.2';
 const probeEnv = PROBE ? { BENCH_PROBE: '1' } : {};
 
@@ -147,6 +150,12 @@ async function main() {
     off: () => startSidegate(emulator.url, { ...probeEnv, OTEL_SDK_DISABLED: 'true' }),
     down: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
   };
+  if (MEMORY_ONLY) {
+    await idleMemory(Object.entries(starting).filter(([k]) => want(k)), emulator, MEMORY_ONLY);
+    emulator.child.kill('SIGTERM');
+    sink.child.kill('SIGTERM');
+    return;
+  }
   for (const [key, fn] of Object.entries(starting)) if (want(key)) parts[key] = await fn();
   if (PEER && want('peer')) {
     try {
@@ -308,6 +317,24 @@ async function main() {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(here, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nreport: ${file} (${report.seconds_taken} s)`);
+}
+
+/** `--memory-only`: the idle-RSS figure alone, VmRSS a second after five requests, in `n` fresh processes each. */
+async function idleMemory(starters, emulator, n) {
+  const out = {};
+  for (const [k, fn] of starters) {
+    const figures = [];
+    for (let i = 0; i < n; i++) {
+      const p = await fn();
+      await runCount(p.json, 5, 1);
+      await sleep(1000);
+      figures.push(rss(p.pid).rss_mb);
+      p.child.kill('SIGTERM');
+      await new Promise((resolve) => (p.child.exitCode !== null ? resolve() : p.child.once('exit', resolve)));
+    }
+    out[k] = `${[...figures].sort((a, b) => a - b)[Math.floor(n / 2)]} (${figures.join(', ')})`;
+  }
+  log(`idle RSS (MB), median of ${n} fresh processes (each figure)`, out);
 }
 
 function log(title, values) {

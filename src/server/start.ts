@@ -9,7 +9,6 @@ import { Server as NetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createRoutingConfigStore } from '../config/routing-config.js';
 import { settingsWithDefaults, type Settings } from '../config/settings.js';
-import { createFilesRoutes } from '../files/files-route.js';
 import { createMediaFetcher } from '../media/fetch-media.js';
 import { virtualKeyStoreFromSettings, type VirtualKeyStore } from '../keys/virtual-key-store.js';
 import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
@@ -22,19 +21,12 @@ import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { openPromptStore, type PromptStore } from '../prompts/prompt-store.js';
-import { createPromptRoutes } from '../prompts/prompt-routes.js';
 import { createAdminRoutes } from './admin-routes.js';
 import { createApp, healthRoutes, type Route } from './app.js';
 import { createGatewayKeyCheck } from './auth.js';
 import { createChatRoute } from './chat-route.js';
-import { createFeedbackRoutes } from './feedback-route.js';
-import { createLogsRoute } from './logs-route.js';
-import { createTracesRoutes } from './traces-route.js';
-import { createJaegerReader } from '../traces/jaeger-reader.js';
 import type { TraceReader } from '../traces/trace-reader.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
-import { createEmbeddingsRoute } from './embeddings-route.js';
-import { createModelsRoutes } from './models-route.js';
 import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits } from './connection-guard.js';
 import { trackInflight } from './track-inflight.js';
 import { readCgroupMemoryLimit } from '../overload/memory-limit.js';
@@ -43,7 +35,7 @@ import { sendError } from './respond.js';
 import type { OperationDeps } from './open-operation.js';
 import { readCredentialHeaders } from './read-credential-headers.js';
 import { createContextPropagator, type RequestContextEnv } from './request-context.js';
-import { createResponsesRoutes } from '../responses/responses-route.js';
+import { lazyRoutes } from './lazy-routes.js';
 import { responseStoreFromSettings } from '../responses/response-store-from-settings.js';
 
 export interface GatewayDeps {
@@ -139,24 +131,92 @@ export async function startGateway(partial: Partial<Settings> = {}, deps: Gatewa
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
     { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ ...operationDeps, settings, contextEnv }) },
-    { method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute({ ...operationDeps, settings, contextEnv }) },
-    ...createPromptRoutes({ ...operationDeps, contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes }),
-    ...createFilesRoutes({
-      settings,
-      resolveProviderKey: (headers) => {
-        const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
-        return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
+    // Every other front door is imported on its first request (lazy-routes.ts): a sidecar that
+    // serves only chat completions never compiles or holds their schemas and translators.
+    ...lazyRoutes([{ method: 'POST', path: '/v1/embeddings' }], async () => {
+      const { createEmbeddingsRoute } = await import('./embeddings-route.js');
+      return [{ method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute({ ...operationDeps, settings, contextEnv }) }];
+    }),
+    ...lazyRoutes(
+      [
+        { method: 'POST', path: '/v1/prompts/:id/completions' },
+        { method: 'POST', path: '/v1/prompts/:id/render' },
+        { method: 'POST', path: '/v1/prompts', auth: 'self' },
+        { method: 'GET', path: '/v1/prompts', auth: 'self' },
+        { method: 'GET', path: '/v1/prompts/:id', auth: 'self' },
+        { method: 'PUT', path: '/v1/prompts/:id/labels', auth: 'self' },
+      ],
+      async () => {
+        const { createPromptRoutes } = await import('../prompts/prompt-routes.js');
+        return createPromptRoutes({ ...operationDeps, contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes });
       },
-    }),
-    ...createModelsRoutes({ providers, planEnv }),
-    ...createResponsesRoutes({ ...operationDeps, settings, contextEnv, store: responseStore, log }),
+    ),
+    ...lazyRoutes(
+      [
+        { method: 'POST', path: '/v1/files' },
+        { method: 'GET', path: '/v1/files/:id' },
+      ],
+      async () => {
+        const { createFilesRoutes } = await import('../files/files-route.js');
+        return createFilesRoutes({
+          settings,
+          resolveProviderKey: (headers) => {
+            const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
+            return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
+          },
+        });
+      },
+    ),
+    ...lazyRoutes(
+      [
+        { method: 'GET', path: '/v1/models' },
+        { method: 'GET', path: '/v1/models/:id' },
+      ],
+      async () => {
+        const { createModelsRoutes } = await import('./models-route.js');
+        return createModelsRoutes({ providers, planEnv });
+      },
+    ),
+    ...lazyRoutes(
+      [
+        { method: 'POST', path: '/v1/responses' },
+        { method: 'GET', path: '/v1/responses/:id' },
+        { method: 'DELETE', path: '/v1/responses/:id' },
+        { method: 'GET', path: '/v1/responses/:id/input_items' },
+      ],
+      async () => {
+        const { createResponsesRoutes } = await import('../responses/responses-route.js');
+        return createResponsesRoutes({ ...operationDeps, settings, contextEnv, store: responseStore, log });
+      },
+    ),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
-    { method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) },
-    ...createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes }),
-    ...createTracesRoutes({
-      reader: deps.traceReader ?? (settings.tracesUrl !== undefined ? createJaegerReader({ url: settings.tracesUrl }) : undefined),
-      serviceName: deps.serviceName ?? 'sidegate',
+    ...lazyRoutes([{ method: 'POST', path: '/v1/logs' }], async () => {
+      const { createLogsRoute } = await import('./logs-route.js');
+      return [{ method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) }];
     }),
+    ...lazyRoutes(
+      [
+        { method: 'POST', path: '/v1/feedback' },
+        { method: 'PUT', path: '/v1/feedback/:id' },
+      ],
+      async () => {
+        const { createFeedbackRoutes } = await import('./feedback-route.js');
+        return createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes });
+      },
+    ),
+    ...lazyRoutes(
+      [
+        { method: 'GET', path: '/v1/traces/:traceId' },
+        { method: 'GET', path: '/v1/traces' },
+      ],
+      async () => {
+        const [{ createTracesRoutes }, { createJaegerReader }] = await Promise.all([import('./traces-route.js'), import('../traces/jaeger-reader.js')]);
+        return createTracesRoutes({
+          reader: deps.traceReader ?? (settings.tracesUrl !== undefined ? createJaegerReader({ url: settings.tracesUrl }) : undefined),
+          serviceName: deps.serviceName ?? 'sidegate',
+        });
+      },
+    ),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });

@@ -1,0 +1,102 @@
+/**
+ * What `sidegate serve` loads at start (issue 11, idle RSS): a sidecar that serves chat
+ * completions must not compile or hold the other front doors. Runs the real program (its own
+ * build under .cache/, so it never races the CLI suite's dist/) with a module loader hook that
+ * writes down every module URL the ESM loader loads, serves one chat completion, and checks the
+ * list; then one Responses call must add its modules, which shows the hook sees dynamic imports.
+ */
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+const outDir = `${root}.cache/test-build/start-imports`;
+const GATEWAY_KEY = 'start-imports-gateway-key';
+
+/** Modules of the front doors other than chat, and what only they use. */
+const NOT_AT_START = [
+  '/server/embeddings-route.js',
+  '/server/models-route.js',
+  '/server/logs-route.js',
+  '/server/feedback-route.js',
+  '/server/traces-route.js',
+  '/traces/jaeger-reader.js',
+  '/traces/read-summaries.js',
+  '/responses/responses-route.js',
+  '/responses/to-chat-request.js',
+  '/responses/responses-request.js',
+  '/prompts/prompt-routes.js',
+  '/files/files-route.js',
+  '/node_modules/busboy/',
+];
+
+let emulator: Emulator;
+let dir: string;
+let child: ChildProcessWithoutNullStreams | undefined;
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: root });
+  emulator = await startEmulator({ port: 0 });
+  dir = await mkdtemp(join(tmpdir(), 'sidegate-imports-'));
+  await writeFile(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, url + '\\n');
+  return next(url, context);
+}
+`,
+  );
+  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+}, 120_000);
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await emulator?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const loaded = async () => (await readFile(join(dir, 'loaded.txt'), 'utf8')).split('\n').filter(Boolean);
+
+describe('sidegate serve at start', () => {
+  it('loads chat completions and none of the other front doors until one is asked for', async () => {
+    child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, `${outDir}/main.js`, 'serve', '--port', '0'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        SIDEGATE_API_KEYS: GATEWAY_KEY,
+        SIDEGATE_GEMINI_BASE_URL: emulator.url,
+        SIDEGATE_DATA_DIR: dir,
+        // The exporter is loaded, as in a real pod; nothing needs to listen.
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      },
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    for (let i = 0; i < 400 && !/listening on/.test(stdout); i++) await new Promise((r) => setTimeout(r, 50));
+    const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+    expect(url, stderr).toBeDefined();
+    const headers = { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google', authorization: 'Bearer provider-key' };
+
+    const chat = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+    const atStart = await loaded();
+    expect(atStart.some((u) => u.endsWith('/server/chat-route.js'))).toBe(true);
+    expect(NOT_AT_START.filter((m) => atStart.some((u) => u.includes(m)))).toStrictEqual([]);
+
+    const responses = await fetch(`${url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'gemini-2.5-flash', input: 'hi' }) });
+    expect(responses.status).toBe(200);
+    const after = await loaded();
+    expect(after.some((u) => u.endsWith('/responses/responses-route.js'))).toBe(true);
+  });
+});

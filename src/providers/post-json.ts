@@ -24,11 +24,13 @@ export async function postJson(
   try {
     res = await send(url, {
       method: 'POST',
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        ...(typeof payload === 'string' ? {} : { 'content-length': String(serializedLength(payload)) }),
-      },
+      headers: Object.assign(
+        {},
+        headers,
+        typeof payload === 'string'
+          ? { 'content-type': 'application/json' }
+          : { 'content-type': 'application/json', 'content-length': String(serializedLength(payload)) },
+      ),
       body: typeof payload === 'string' ? payload : Readable.from(payload),
       signal: control.signal,
       ...control.undiciTimeouts,
@@ -104,11 +106,17 @@ function collectChunks(body: Dispatcher.ResponseData['body'], limits: AnswerLimi
       onHeld(piece.length * ANSWER_WEIGHT);
       chunks.push(piece);
     };
+    let ended = false;
     body.on('data', onData);
-    body.on('end', () => resolve(chunks));
+    body.on('end', () => {
+      ended = true;
+      resolve(chunks);
+    });
     body.on('error', reject);
-    // A body destroyed without an error (the attempt aborted) ends with 'close' and no 'end';
-    // after a clean end this rejection is ignored (the promise is already resolved).
-    body.on('close', () => reject(new Error('the upstream answer was cut before its end')));
+    // A body destroyed without an error (the attempt aborted) ends with 'close' and no 'end'.
+    // 'close' follows every clean end too: no Error (and its stack trace) is built for those.
+    body.on('close', () => {
+      if (!ended) reject(new Error('the upstream answer was cut before its end'));
+    });
   });
 }

@@ -43,7 +43,7 @@ export function usesPortkeyPrefix(headers: IncomingHttpHeaders): boolean {
 
 /** Adds the `x-portkey-` twin of every aliased response header (for clients that used that prefix). */
 export function mirrorResponseHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = { ...headers };
+  const out: Record<string, string> = Object.assign({}, headers);
   for (const [name, value] of Object.entries(headers)) {
     const alias = HEADER_ALIASES[name];
     if (alias !== undefined) out[alias] = value;

@@ -29,12 +29,12 @@ const dispatchRequest = load('undici/lib/api/api-request.js') as (
 export function request(url: string | URL, options: RequestOptions & { dispatcher: Dispatcher }): Promise<Dispatcher.ResponseData> {
   const { origin, path } = splitUrl(url);
   const { dispatcher, ...rest } = options;
-  return dispatchRequest.call(dispatcher, {
-    ...(rest as Dispatcher.RequestOptions),
-    origin,
-    path,
-    method: options.method ?? (options.body ? 'PUT' : 'GET'),
-  });
+  // Assigned, not `{ ...rest, origin, … }`: see test/integration/hot-path-spreads.test.ts.
+  const dispatchOptions = rest as Dispatcher.RequestOptions;
+  dispatchOptions.origin = origin;
+  dispatchOptions.path = path;
+  dispatchOptions.method = options.method ?? (options.body ? 'PUT' : 'GET');
+  return dispatchRequest.call(dispatcher, dispatchOptions);
 }
 
 const PLAIN_URL = /^(https?:\/\/[^/?#@]+)(\/[^#]*)?$/;

@@ -8,19 +8,18 @@
  */
 import { scrubErrorMessage } from '../scrub-secrets.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
-import type { Provider } from './provider.js';
+import type { Provider, ProviderCall } from './provider.js';
 
 export function scrubProviderErrors<P extends Provider>(provider: P): P {
-  const wrapped: P = {
-    ...provider,
-    async chat(call) {
+  const wrapped: P = Object.assign({}, provider, {
+    async chat(call: ProviderCall) {
       try {
         return await provider.chat(call);
       } catch (err) {
         throw scrubErrorMessage(err, [call.target.apiKey]);
       }
     },
-    async chatStream(call) {
+    async chatStream(call: ProviderCall) {
       const known = [call.target.apiKey];
       let result;
       try {
@@ -28,9 +27,9 @@ export function scrubProviderErrors<P extends Provider>(provider: P): P {
       } catch (err) {
         throw scrubErrorMessage(err, known);
       }
-      return { ...result, chunks: scrubbedChunks(result.chunks, known) };
+      return Object.assign({}, result, { chunks: scrubbedChunks(result.chunks, known) });
     },
-  };
+  });
   if (provider.embed) {
     const embed = provider.embed.bind(provider);
     wrapped.embed = async (call) => {

@@ -11,7 +11,7 @@ import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../open
 export function applyOverrides(request: ChatCompletionRequest, overrides: Readonly<Record<string, unknown>> | undefined): ChatCompletionRequest {
   if (overrides === undefined || Object.keys(overrides).length === 0) return request;
   // `stream` is how the client asked to be answered; routing already chose chat or chatStream.
-  const merged = { ...request, ...overrides, stream: request.stream };
+  const merged = Object.assign({}, request, overrides, { stream: request.stream });
   if (merged.stream === undefined) delete merged.stream;
   const parsed = ChatCompletionRequestSchema.safeParse(merged);
   if (parsed.success) return parsed.data;

@@ -34,5 +34,5 @@ export function resolvePlan(
     return target;
   };
   if (request.config === undefined) resolve(undefined);
-  return { ...(request.config !== undefined ? { config: request.config } : {}), resolveTarget: resolve };
+  return { resolveTarget: resolve, ...(request.config !== undefined ? { config: request.config } : {}) };
 }

@@ -93,7 +93,7 @@ export interface AttemptCall {
 export type TryOnce<T> = (provider: Provider, call: AttemptCall, attempt: AttemptSpan) => Promise<T>;
 
 function chatContext(ctx: RouteContext): AttemptContext {
-  return { ...ctx, params: ctx.request as unknown as Record<string, unknown>, model: ctx.request.model };
+  return Object.assign({}, ctx, { params: ctx.request as unknown as Record<string, unknown>, model: ctx.request.model });
 }
 
 /**
@@ -108,7 +108,7 @@ function chatCalls(request: ChatCompletionRequest) {
       const { overrideParams, ...target } = call.target;
       finals.set(call.target, (final = { request: applyOverrides(request, overrideParams), target }));
     }
-    return { ...call, ...final };
+    return Object.assign({}, call, final);
   };
 }
 
@@ -137,7 +137,7 @@ export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Pro
     // client, so a failure here (a dropped connection, an error event) may still retry or fall back.
     const first = await iterator.next();
     if (!first.done) attempt.firstChunk();
-    return { ...result, chunks: relay(first, iterator, result, attempt, call.signal) };
+    return Object.assign({}, result, { chunks: relay(first, iterator, result, attempt, call.signal) });
   });
 }
 
@@ -163,7 +163,7 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
         if (retry === undefined || resend >= retry.attempts || !shouldRetry(retry, err)) throw err;
         const delay = retryDelayMs(
           { retryIndex: resend, retryAfterSeconds: (err as UpstreamError).retryAfterSeconds, useRetryAfterHeader: retry.useRetryAfterHeader },
-          { ...ctx.backoff, random },
+          Object.assign({}, ctx.backoff, { random }),
         );
         await sleep(delay, ctx.signal);
       }
@@ -218,7 +218,7 @@ async function attemptOnce<T>(
     return await once(provider, call, attempt);
   } catch (err) {
     const error = ctx.signal.aborted ? new ClientAbortError() : err;
-    attempt.end({ ...statusField(error), error });
+    attempt.end(Object.assign(statusField(error), { error }));
     throw error;
   }
 }
@@ -242,7 +242,7 @@ async function* relay(
   } catch (err) {
     ended = true;
     const error = signal.aborted ? new ClientAbortError() : err;
-    attempt.end({ ...statusField(error), error, outcome: result.outcome() });
+    attempt.end(Object.assign(statusField(error), { error, outcome: result.outcome() }));
     throw error;
   } finally {
     if (!ended) {

@@ -35,11 +35,11 @@ export function createEmbeddingsRoute(deps: EmbeddingsRouteDeps) {
       params: request as unknown as Record<string, unknown>,
     });
     try {
-      const result = await routeAttempts<EmbedResult>({ ...op.attempts, operationName: OPERATION }, op.stats, async (provider, call, attempt) => {
+      const result = await routeAttempts<EmbedResult>(Object.assign({}, op.attempts, { operationName: OPERATION }), op.stats, async (provider, call, attempt) => {
         if (!provider.embed) {
           throw new InvalidRequestError(`provider ${provider.name} does not offer embeddings in this gateway`, { code: 'unsupported_provider' });
         }
-        const answer = await provider.embed({ ...call, request });
+        const answer = await provider.embed(Object.assign({}, call, { request }));
         attempt.end({ status: answer.status, outcome: answer.outcome });
         return answer;
       });

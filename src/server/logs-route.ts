@@ -26,7 +26,7 @@ export function createLogsRoute(deps: LogsRouteDeps) {
     const at = now();
     const logs = parseLogs(body, at);
     await deps.quota.take(logs.length, new Date(at));
-    const identified = logs.map((log) => ({ ...log, id: `log-${randomUUID()}` }));
+    const identified = logs.map((log) => Object.assign({}, log, { id: `log-${randomUUID()}` }));
     deps.telemetry.recordLogs?.(identified);
     sendJson(res, 200, { status: 'success', log_ids: identified.map((log) => log.id) });
   };

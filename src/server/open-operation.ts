@@ -80,10 +80,8 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
     });
   };
   const responseHeaders = () => {
-    const headers: Record<string, string> = {
-      ...responseTraceHeaders(context.trace, span.sampled()),
-      'x-gateway-retry-attempt-count': String(Math.max(0, stats.attempts - 1)),
-    };
+    const headers = responseTraceHeaders(context.trace, span.sampled());
+    headers['x-gateway-retry-attempt-count'] = String(Math.max(0, stats.attempts - 1));
     if (stats.finalTarget !== undefined) headers['x-gateway-last-used-option-index'] = stats.finalTarget;
     return context.portkey ? mirrorResponseHeaders(headers) : headers;
   };

@@ -6,7 +6,9 @@ import { scrubSecrets } from '../scrub-secrets.js';
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const payload = JSON.stringify(body);
   // One writeHead with every header: cheaper than a setHeader per header on the hot path.
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  // Object.assign, not `{ ...headers, … }`: see test/integration/hot-path-spreads.test.ts.
+  const own = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+  res.writeHead(status, headers === undefined ? own : Object.assign({}, headers, own));
   res.end(payload);
 }
 
@@ -17,7 +19,7 @@ export function sendError(res: ServerResponse, err: unknown, headers?: Record<st
     res.destroy();
     return status;
   }
-  const extra: Record<string, string> = { ...headers };
+  const extra: Record<string, string> = Object.assign({}, headers);
   if (retryAfterSeconds !== undefined) extra['retry-after'] = String(Math.max(0, Math.ceil(retryAfterSeconds)));
   sendJson(res, status, body, extra);
   return status;

@@ -68,7 +68,7 @@ export async function runChatOperation(deps: OperationDeps, res: ServerResponse,
     ...(adapter.spanAttributes !== undefined ? { attributes: adapter.spanAttributes } : {}),
     ...(adapter.spanContentAttributes !== undefined ? { contentAttributes: adapter.spanContentAttributes } : {}),
   });
-  const ctx: RouteContext = { ...op.attempts, request };
+  const ctx: RouteContext = { request, ...op.attempts };
   if (request.stream) {
     await stream(ctx, op, res, adapter);
     return;

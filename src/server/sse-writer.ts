@@ -37,7 +37,7 @@ export class SseWriter {
   }
 
   start(status: number, headers: Record<string, string>): void {
-    this.res.writeHead(status, { ...SSE_HEADERS, ...headers });
+    this.res.writeHead(status, Object.assign({}, SSE_HEADERS, headers));
   }
 
   /** Writes events; waits for the socket to drain when the client reads slower than upstream writes. */

@@ -71,10 +71,11 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
     if (start.attributes !== undefined) span.setAttributes(start.attributes as Attributes);
     for (const [key, value] of Object.entries(metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
     if (kit.capture !== 'none' && (start.chat !== undefined || start.contentAttributes !== undefined)) {
-      const content: Attributes = {
-        ...(start.chat !== undefined ? getInputContentAttributes(start.chat.messages) : {}),
-        ...(start.contentAttributes as Attributes | undefined),
-      };
+      const content: Attributes = Object.assign(
+        {},
+        start.chat !== undefined ? getInputContentAttributes(start.chat.messages) : undefined,
+        start.contentAttributes as Attributes | undefined,
+      );
       if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
       if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
     }

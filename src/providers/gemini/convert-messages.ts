@@ -144,7 +144,7 @@ function assistantParts(
           break;
         case 'image': {
           const media = convertImageUrl(entry.image_url, p, ctx) as GeminiMediaPart;
-          parts.push({ ...media, ...(entry.thought_signature ? { thoughtSignature: entry.thought_signature } : {}) });
+          parts.push(entry.thought_signature ? Object.assign({}, media, { thoughtSignature: entry.thought_signature }) : media);
           break;
         }
         case 'executable_code':
@@ -171,7 +171,7 @@ function assistantParts(
           if (part.text !== '' || 'thoughtSignature' in signature) parts.push({ text: part.text, ...signature });
           break;
         case 'image_url':
-          parts.push({ ...convertImageUrl(part.image_url, `${param}.content[${j}]`, ctx), ...signature });
+          parts.push(Object.assign(convertImageUrl(part.image_url, `${param}.content[${j}]`, ctx), signature));
           break;
         case 'refusal':
           break;
@@ -316,5 +316,5 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
       code: 'no_contents',
     });
   }
-  return { ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}), contents, warnings: [...warnings] };
+  return { contents, warnings: [...warnings], ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}) };
 }

@@ -134,7 +134,7 @@ function generationConfig(request: ChatCompletionRequest, model: string, warning
       // (what the Responses API's `reasoning: {effort, summary}` means).
       config.thinkingConfig = { thinkingLevel: request.reasoning_effort.toUpperCase(), includeThoughts: true };
     } else {
-      config.thinkingConfig = enabled ? { ...(budget !== undefined ? { thinkingBudget: budget } : {}), includeThoughts: true } : { thinkingBudget: 0 };
+      config.thinkingConfig = enabled ? (budget !== undefined ? { thinkingBudget: budget, includeThoughts: true } : { includeThoughts: true }) : { thinkingBudget: 0 };
       if (request.reasoning_effort != null) warnings.push('ignored_param:reasoning_effort');
     }
   } else if (request.reasoning_effort != null) {

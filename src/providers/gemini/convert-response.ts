@@ -99,11 +99,11 @@ export function convertResponse(
     ...(usage ? { usage: usage.usage } : {}),
   };
   const outcome: CallOutcome = {
-    ...(response.responseId ? { responseId: response.responseId } : {}),
     responseModel: response.modelVersion ?? options.model,
     finishReasons: choices.map((c) => c.finish_reason),
-    ...(usage ? { usage: usage.normalized } : {}),
     warnings: options.warnings ?? [],
+    ...(response.responseId ? { responseId: response.responseId } : {}),
+    ...(usage ? { usage: usage.normalized } : {}),
   };
   return { completion, outcome };
 }

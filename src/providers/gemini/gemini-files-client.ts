@@ -155,12 +155,11 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
             uploadUrl,
             {
               method: 'POST',
-              headers: {
-                ...keyHeader,
+              headers: Object.assign({}, keyHeader, {
                 'x-goog-upload-command': last ? 'upload, finalize' : 'upload',
                 'x-goog-upload-offset': String(offset),
                 'content-type': 'application/octet-stream',
-              },
+              }),
               body: chunk,
               signal: params.signal,
             },
@@ -190,7 +189,7 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
     async getFile(params) {
       const response = await call(
         `${params.baseUrl}/v1beta/files/${encodeURIComponent(params.id)}`,
-        { method: 'GET', headers: { ...params.headers, 'x-goog-api-key': params.apiKey }, signal: params.signal, timeoutMs: params.timeoutMs },
+        { method: 'GET', headers: Object.assign({}, params.headers, { 'x-goog-api-key': params.apiKey }), signal: params.signal, timeoutMs: params.timeoutMs },
         params.apiKey,
       );
       return readFile(response, false);
@@ -202,7 +201,7 @@ export function createGeminiFilesClient(options: GeminiFilesClientOptions = {}):
     try {
       const res = await request(uploadUrl, {
         method: 'POST',
-        headers: { ...keyHeader, 'x-goog-upload-command': 'cancel' },
+        headers: Object.assign({}, keyHeader, { 'x-goog-upload-command': 'cancel' }),
         dispatcher,
         headersTimeout: 10_000,
       });

@@ -120,12 +120,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   const files = options.files ?? createGeminiFilesClient({ request: send, dispatcher });
 
   function headers(target: Target, call: { traceHeaders: Record<string, string> }, accept: string): Record<string, string> {
-    return {
-      ...call.traceHeaders,
-      'content-type': 'application/json',
-      accept,
-      'x-goog-api-key': target.apiKey,
-    };
+    return Object.assign({}, call.traceHeaders, { 'content-type': 'application/json', accept, 'x-goog-api-key': target.apiKey });
   }
 
   async function readErrorBody(res: UndiciResponse, target: Target, control: AttemptControl): Promise<UpstreamError> {
@@ -154,7 +149,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       id,
       signal: asAbortSignal(call.signal),
       timeoutMs: target.timeoutMs,
-      headers: { ...call.traceHeaders, accept: 'application/json' },
+      headers: Object.assign({}, call.traceHeaders, { accept: 'application/json' }),
     });
     const mime = file.mimeType;
     if (!mime) throw new UpstreamError('the files API answered without a MIME type', { status: 502, reason: 'invalid_response' });

@@ -220,10 +220,10 @@ export function prepareTools(
     }
   }
   return {
-    ...(tools.length > 0 ? { tools } : {}),
-    ...(toolConfig ? { toolConfig } : {}),
     functionNames: names,
     computerUse,
     warnings,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolConfig ? { toolConfig } : {}),
   };
 }

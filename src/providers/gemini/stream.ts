@@ -174,11 +174,11 @@ export class GeminiStreamTranslator {
   /** What telemetry records; complete once `finish()` ran. */
   outcome(): CallOutcome {
     return {
-      ...(this.responseId ? { responseId: this.responseId } : {}),
       responseModel: this.responseModel ?? this.options.model,
       finishReasons: [...this.finishReasons],
-      ...(this.usage ? { usage: this.usage.normalized } : {}),
       warnings: this.options.warnings ?? [],
+      ...(this.responseId ? { responseId: this.responseId } : {}),
+      ...(this.usage ? { usage: this.usage.normalized } : {}),
     };
   }
 }

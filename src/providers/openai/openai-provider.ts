@@ -75,7 +75,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       send,
       chatCompletionsUrl(target.baseUrl),
       prepared.body,
-      { ...call.traceHeaders, accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}` },
+      Object.assign({}, call.traceHeaders, { accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}` }),
       control,
       dispatcher,
     );
@@ -118,11 +118,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       }
       const completion = json as ChatCompletion;
       const outcome: CallOutcome = {
+        finishReasons: completion.choices.flatMap((c) => (typeof c?.finish_reason === 'string' ? [c.finish_reason] : [])),
+        warnings: prepared.warnings,
         ...(typeof completion.id === 'string' ? { responseId: completion.id } : {}),
         ...(typeof completion.model === 'string' ? { responseModel: completion.model } : {}),
-        finishReasons: completion.choices.flatMap((c) => (typeof c?.finish_reason === 'string' ? [c.finish_reason] : [])),
         ...usageOf(completion.usage),
-        warnings: prepared.warnings,
       };
       return { status: 200, completion, outcome };
     } catch (err) {

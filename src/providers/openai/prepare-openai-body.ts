@@ -18,7 +18,7 @@ export interface PreparedBody {
 
 export function prepareOpenAIBody(request: ChatCompletionRequest, target: Target, stream: boolean): PreparedBody {
   const warnings: string[] = [];
-  const merged: Record<string, unknown> = { ...request };
+  const merged: Record<string, unknown> = Object.assign({}, request);
   const model = target.model ?? request.model;
   merged.model = model;
   // Routing chose chat or chatStream from the client's request.
@@ -34,7 +34,7 @@ export function prepareOpenAIBody(request: ChatCompletionRequest, target: Target
   const clientWantsStreamUsage = request.stream_options?.include_usage === true;
   if (stream) {
     // Usage is what the attempt span records; ask for it and hide it from a client that did not.
-    merged.stream_options = { ...((merged.stream_options as object | null | undefined) ?? {}), include_usage: true };
+    merged.stream_options = Object.assign({}, merged.stream_options as object | null | undefined, { include_usage: true });
   } else {
     delete merged.stream_options;
   }
@@ -47,7 +47,7 @@ function stripMessage(message: Message): Message {
   if (message.role === 'assistant') {
     const { content_parts: _parts, content_blocks: _blocks, thought_signature: _sig, ...rest } = message;
     if (rest.tool_calls) {
-      rest.tool_calls = rest.tool_calls.map(({ function: { thought_signature: _t, ...fn }, ...call }) => ({ ...call, function: fn }));
+      rest.tool_calls = rest.tool_calls.map(({ function: { thought_signature: _t, ...fn }, ...call }) => Object.assign({}, call, { function: fn }));
     }
     if (Array.isArray(rest.content)) {
       rest.content = rest.content.map((part) => {
@@ -62,9 +62,9 @@ function stripMessage(message: Message): Message {
     const content = message.content.map((part) => {
       if (part.type !== 'image_url' || part.image_url.mime_type === undefined) return part;
       const { mime_type: _m, ...imageUrl } = part.image_url;
-      return { ...part, image_url: imageUrl };
+      return Object.assign({}, part, { image_url: imageUrl });
     });
-    return { ...message, content } as Message;
+    return Object.assign({}, message, { content }) as Message;
   }
   return message;
 }

@@ -165,6 +165,17 @@ describe('prompt store, from files', () => {
     expect(store.list()).toStrictEqual([]);
     expect(store.writable).toBe(true);
   });
+
+  it('starts empty (the template parser not loaded yet), then serves the first YAML template and its label once they appear', async () => {
+    store = await openPromptStore({ dir, logger });
+    expect(store.list()).toStrictEqual([]);
+    await put('greet/1.yaml', 'model: gemini-2.5-flash\nmessages:\n  - role: user\n    content: "Hi {{name}}"\n');
+    await put('greet/labels.json', { production: 1 });
+    await store.reload();
+    const resolved = store.resolve('greet', { label: 'production' });
+    expect(renderPrompt(resolved.version, { name: 'Ada' }, resolved.resolvePartial).messages).toStrictEqual([{ role: 'user', content: 'Hi Ada' }]);
+    expect(warnings).toStrictEqual([]);
+  });
 });
 
 describe('prompt store, writes', () => {

@@ -17,17 +17,18 @@ import { access, link, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/
 import { basename, dirname, join } from 'node:path';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { writeFileAtomic } from '../keys/write-file-atomic.js';
-import {
-  buildSnapshot,
-  LABELS_FILE,
-  LabelsSchema,
-  snapshotResolver,
-  type PromptFile,
-  type PromptSnapshot,
-} from './build-snapshot.js';
-import { parsePromptTemplate, PROMPT_ID, type PromptVersion, type TemplateProblem } from './prompt-template.js';
-import { collectPartials, PartialError, type PartialResolver } from './render-prompt.js';
+import type { PromptFile, PromptSnapshot } from './build-snapshot.js';
+import type { PromptVersion, TemplateProblem } from './prompt-template.js';
+import type { PartialResolver } from './render-prompt.js';
 import { watchDirs } from '../watch-dirs.js';
+
+/**
+ * The template parser (YAML, mustache, the template schemas) is imported only when there is a
+ * template to parse: a sidecar with no prompts directory, or an empty one, never loads it (issue
+ * 11, idle RSS). Once loaded it stays loaded.
+ */
+const loadSnapshotBuilder = () => import('./build-snapshot.js');
+const loadTemplateParser = () => Promise.all([import('./prompt-template.js'), import('./render-prompt.js')]);
 
 export interface PromptSelector {
   version?: number | undefined;
@@ -86,10 +87,16 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
   let resolver: PartialResolver = () => undefined;
   let signature: string | undefined;
 
-  const install = (files: PromptFile[], sig: string) => {
-    const next = buildSnapshot(files);
+  const install = async (files: PromptFile[], sig: string) => {
+    let next: PromptSnapshot = { prompts: new Map(), problems: [], versionsOnDisk: new Map() };
+    let nextResolver: PartialResolver = () => undefined;
+    if (files.length > 0) {
+      const { buildSnapshot, snapshotResolver } = await loadSnapshotBuilder();
+      next = buildSnapshot(files);
+      nextResolver = snapshotResolver(next);
+    }
     snapshot = next;
-    resolver = snapshotResolver(next);
+    resolver = nextResolver;
     signature = sig;
     for (const p of next.problems) log.warn(`prompts: not serving ${p.file}${p.path ? ` at ${p.path}` : ''}: ${p.message}`);
     watcher.watch([dir, ...[...new Set(files.map((f) => f.path.split('/')[0]!))].map((id) => join(dir, id))]);
@@ -106,7 +113,7 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
     reloading = (async () => {
       try {
         const { files, sig } = await readPromptDir(dir);
-        if (sig !== signature) install(files, sig);
+        if (sig !== signature) await install(files, sig);
       } catch (err) {
         log.warn(`prompts: cannot read ${dir}: ${(err as Error).message}`);
       } finally {
@@ -122,7 +129,7 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
 
   const watcher = watchDirs(() => void reload(), { pollMs: options.pollIntervalMs ?? 5_000 });
   const initial = await readPromptDir(dir);
-  install(initial.files, initial.sig);
+  await install(initial.files, initial.sig);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serialize = <T>(job: () => Promise<T>): Promise<T> => {
@@ -178,6 +185,7 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
         if (typeof input !== 'object' || input === null || Array.isArray(input)) {
           throw new InvalidRequestError('request body must be a JSON object', { code: 'invalid_request' });
         }
+        const [{ parsePromptTemplate, PROMPT_ID }, { collectPartials, PartialError }] = await loadTemplateParser();
         const { version: asked, ...doc } = input as Record<string, unknown>;
         const id = doc.id;
         if (typeof id !== 'string' || !PROMPT_ID.test(id)) {
@@ -216,6 +224,7 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
         await forceReload();
         const entry = snapshot.prompts.get(id);
         if (!entry) throw new NotFoundError(`No prompt named '${id}'`, { code: 'prompt_not_found' });
+        const { LabelsSchema, LABELS_FILE } = await loadSnapshotBuilder();
         const parsed = LabelsSchema.safeParse(input);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;

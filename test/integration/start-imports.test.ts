@@ -30,6 +30,11 @@ const NOT_AT_START = [
   '/responses/to-chat-request.js',
   '/responses/responses-request.js',
   '/prompts/prompt-routes.js',
+  // the template parser: no prompts directory here, so nothing to parse
+  '/prompts/build-snapshot.js',
+  '/prompts/prompt-template.js',
+  '/node_modules/yaml/',
+  '/node_modules/mustache/',
   '/files/files-route.js',
   '/node_modules/busboy/',
 ];

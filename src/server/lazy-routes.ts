@@ -30,11 +30,11 @@ export function lazyRoutes(stubs: readonly RouteStub[], load: () => Promise<Rout
     const key = routeKey(stub);
     let handler: RouteHandler | undefined;
     return {
-      ...stub,
       handler: async (req, res, params) => {
         handler ??= (await handlers()).get(key)!;
         return handler(req, res, params);
       },
+      ...stub,
     };
   });
 }

@@ -41,11 +41,20 @@ export function start(file, argv = [], env = {}, execArgv = []) {
     env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
+    // The first line that is a JSON object; V8 tracing flags (--trace-gc, --trace-deopt) write to stdout too.
     let buf = '';
+    let found = false;
     child.stdout.on('data', (d) => {
+      if (found) return;
       buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl !== -1) resolve({ child, pid: child.pid, url: JSON.parse(buf.slice(0, nl)).url });
+      for (let nl = buf.indexOf('\n'); nl !== -1 && !found; nl = buf.indexOf('\n')) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.startsWith('{"url"')) {
+          found = true;
+          resolve({ child, pid: child.pid, url: JSON.parse(line).url });
+        }
+      }
     });
     child.once('exit', (code) => reject(new Error(`${file} ${argv[0] ?? ''} exited with ${code}`)));
   });

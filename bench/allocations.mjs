@@ -1,0 +1,49 @@
+// Where each request's allocations come from: V8's sampling heap profile of every allocation,
+// collected or not (probe.mjs `allocprof`), over one fixed-rate segment of one participant,
+// printed as bytes per request by allocating function. Young-generation churn is what the
+// scavenger pays for, and a live-heap snapshot cannot show it.
+//   node bench/allocations.mjs [--only off|on|floor] [--rate 1000] [--seconds 3] [--top 30]
+// Needs `npm run build` first. The file is written to bench/results/alloc-<participant>.json.
+import { readFileSync } from 'node:fs';
+import { fixedRate, maxThroughput } from './load.mjs';
+import { ask, start, startFloor, startSidegate } from './processes.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : args[i + 1];
+};
+const WHICH = option('only', 'off');
+const RATE = Number(option('rate', 1000));
+const SECONDS = Number(option('seconds', 3));
+const TOP = Number(option('top', 30));
+
+const emulator = await start('child.mjs', ['emulator']);
+const sink = await start('child.mjs', ['sink']);
+const p =
+  WHICH === 'floor'
+    ? await startFloor(emulator.url)
+    : await startSidegate(emulator.url, WHICH === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_SDK_DISABLED: 'true' });
+await maxThroughput({ target: p.json, seconds: 2 });
+const file = new URL(`./results/alloc-${WHICH}.json`, import.meta.url).pathname;
+await ask(p.child, 'allocprof', { action: 'start' });
+const [result] = await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
+await ask(p.child, 'allocprof', { action: 'stop', file });
+for (const c of [p.child, emulator.child, sink.child]) c.kill('SIGTERM');
+
+const requests = result.latencies.length;
+const bytes = new Map();
+let total = 0;
+const walk = (node) => {
+  const f = node.callFrame;
+  const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/.*\/(dist|node_modules)\//, '')}:${f.lineNumber + 1}`;
+  total += node.selfSize;
+  bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+  for (const child of node.children) walk(child);
+};
+walk(JSON.parse(readFileSync(file, 'utf8')).head);
+console.log(`${WHICH}: ${requests} requests at ${RATE} req/s, ${(total / requests / 1024).toFixed(1)} KiB allocated per request (sampled every 1 KiB)`);
+for (const [key, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+  console.log(`${String(Math.round(size / requests)).padStart(7)} B/req  ${key}`);
+}
+console.log(`profile: ${file}`);

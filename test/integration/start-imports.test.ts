@@ -67,7 +67,7 @@ afterAll(async () => {
 const loaded = async () => (await readFile(join(dir, 'loaded.txt'), 'utf8')).split('\n').filter(Boolean);
 
 describe('sidegate serve at start', () => {
-  it('loads chat completions and none of the other front doors until one is asked for', async () => {
+  it('loads chat completions and none of the other front doors until one is asked for', { timeout: 60_000 }, async () => {
     child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, `${outDir}/main.js`, 'serve', '--port', '0'], {
       cwd: root,
       env: {
@@ -84,7 +84,7 @@ describe('sidegate serve at start', () => {
     child.stdout.on('data', (d) => (stdout += d));
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    for (let i = 0; i < 400 && !/listening on/.test(stdout); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 900 && !/listening on/.test(stdout); i++) await new Promise((r) => setTimeout(r, 50));
     const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
     expect(url, stderr).toBeDefined();
     const headers = { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google', authorization: 'Bearer provider-key' };

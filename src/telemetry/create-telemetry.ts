@@ -24,6 +24,11 @@ export interface CreateTelemetryOptions {
   /** Replaces the OTLP/console span processors (tests: `SimpleSpanProcessor(InMemorySpanExporter)`). */
   spanProcessorOverride?: SpanProcessor;
   /**
+   * The span export worker's entry (tests run from sources and pass a built one); defaults to
+   * `dist/telemetry/span-export-worker.js` next to this module. `SIDEGATE_OTLP_WORKER=false` turns it off.
+   */
+  exportWorkerUrl?: URL;
+  /**
    * Span ids chosen by clients (Decision 1): claimed by the request context for requests and by
    * log spans. Default a new one, exposed as `spanIds` so the gateway shares it.
    */
@@ -46,6 +51,7 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): SidegateT
     warn,
     serviceVersion: options.serviceVersion,
     spanProcessorOverride: options.spanProcessorOverride,
+    exportWorkerUrl: options.exportWorkerUrl,
     registry: spanIds,
   });
 }

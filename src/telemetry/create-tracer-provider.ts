@@ -1,25 +1,32 @@
 /**
  * The tracer provider: sampler, span limits, chosen-id generator and the span processors of the
- * configured exporters (batched OTLP with drop counting, or console). Built once at startup.
+ * configured exporters (OTLP, batched with drop counting, in the export worker or on the main
+ * thread; or console). Built once at startup.
  */
 import type { Resource } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
-  BatchSpanProcessor,
   ConsoleSpanExporter,
   SimpleSpanProcessor,
   type IdGenerator,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createTraceExporter } from './create-otlp-exporters.js';
 import { createSampler } from './create-sampler.js';
-import { CountingExporter, QueueGuard, type DropReporter } from './drop-reporter.js';
+import type { DropReporter } from './drop-reporter.js';
+import { createOtlpSpanPipeline } from './otlp-span-pipeline.js';
 import type { OtelConfig } from './read-otel-config.js';
+import { WorkerSpanProcessor } from './worker-span-processor.js';
 
 export interface TracerProviderOptions {
   resource: Resource;
   idGenerator: IdGenerator;
   drops: DropReporter;
+  warn: (message: string) => void;
+  /**
+   * The span export worker's entry (`SPAN_EXPORT_WORKER_URL`), or undefined to export OTLP on the
+   * main thread (`SIDEGATE_OTLP_WORKER=false`, or running from sources without a build).
+   */
+  exportWorkerUrl: URL | undefined;
   /** Replaces the OTLP/console span processors (tests: `SimpleSpanProcessor(InMemorySpanExporter)`). */
   spanProcessorOverride?: SpanProcessor;
 }
@@ -33,12 +40,21 @@ export function createTracerProvider(config: OtelConfig, options: TracerProvider
         spanProcessors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
         continue;
       }
-      const exporter = new CountingExporter(createTraceExporter(config.traces), options.drops);
-      const batch = new BatchSpanProcessor(exporter, {
-        ...config.bsp,
-        maxExportBatchSize: Math.min(config.bsp.maxExportBatchSize, config.bsp.maxQueueSize),
-      });
-      spanProcessors.push(new QueueGuard(batch, exporter, config.bsp.maxQueueSize, options.drops));
+      const onMainThread = () => createOtlpSpanPipeline(config.traces, config.bsp, options.drops).processor;
+      if (options.exportWorkerUrl === undefined) {
+        spanProcessors.push(onMainThread());
+        continue;
+      }
+      const { attributes, schemaUrl } = options.resource;
+      spanProcessors.push(
+        new WorkerSpanProcessor({
+          workerUrl: options.exportWorkerUrl,
+          data: { traces: config.traces, bsp: config.bsp, resource: { attributes, ...(schemaUrl !== undefined ? { schemaUrl } : {}) } },
+          drops: options.drops,
+          warn: options.warn,
+          fallback: onMainThread,
+        }),
+      );
     }
   }
   return new BasicTracerProvider({

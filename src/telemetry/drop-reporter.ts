@@ -11,7 +11,14 @@ import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelem
 
 export const WARN_INTERVAL_MS = 60_000;
 
-export class DropReporter {
+export type DropReason = 'queue_full' | 'export_failed';
+
+/** Where dropped spans are counted: the `DropReporter`, or (in the export worker) a message to it. */
+export interface DropSink {
+  record(count: number, reason: DropReason): void;
+}
+
+export class DropReporter implements DropSink {
   #pending = 0;
   #lastWarn = -Infinity;
   #total = 0;
@@ -27,7 +34,7 @@ export class DropReporter {
     return this.#total;
   }
 
-  record(count: number, reason: 'queue_full' | 'export_failed'): void {
+  record(count: number, reason: DropReason): void {
     if (count <= 0) return;
     this.#total += count;
     this.#pending += count;
@@ -44,10 +51,12 @@ export class DropReporter {
 /** Wraps an exporter: failed exports count their spans as dropped; tells the guard when a batch leaves the queue. */
 export class CountingExporter implements SpanExporter {
   onBatchTaken: (count: number) => void = () => {};
+  /** Called with the size of each batch the collector accepted. */
+  onExported: (count: number) => void = () => {};
 
   constructor(
     private readonly inner: SpanExporter,
-    private readonly drops: DropReporter,
+    private readonly drops: DropSink,
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
@@ -55,6 +64,7 @@ export class CountingExporter implements SpanExporter {
     try {
       this.inner.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) this.drops.record(spans.length, 'export_failed');
+        else this.onExported(spans.length);
         resultCallback(result);
       });
     } catch (error) {
@@ -80,7 +90,7 @@ export class QueueGuard implements SpanProcessor {
     private readonly inner: SpanProcessor,
     exporter: CountingExporter,
     private readonly maxQueueSize: number,
-    private readonly drops: DropReporter,
+    private readonly drops: DropSink,
   ) {
     exporter.onBatchTaken = (count) => {
       this.#queued = Math.max(0, this.#queued - count);

@@ -20,18 +20,22 @@ import { logToSpan, type IdentifiedLog } from './log-span.js';
 import { noopTelemetry } from './noop-telemetry.js';
 import { startOtelRequestSpan } from './otel-request-span.js';
 import { loadPricingTable } from './pricing.js';
+import { readOtlpWorker } from './read-otlp-worker.js';
 import { readPropagateUpstream } from './read-propagate-upstream.js';
 import type { OtelConfig } from './read-otel-config.js';
 import { shutdownWithDeadline } from './shutdown-with-deadline.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
 import type { RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
+import { SPAN_EXPORT_WORKER_URL } from './worker-span-processor.js';
 
 export interface OtelTelemetryDeps {
   env: NodeJS.ProcessEnv;
   warn: (message: string) => void;
   serviceVersion: string | undefined;
   spanProcessorOverride: SpanProcessor | undefined;
+  /** The span export worker's entry; defaults to the built one next to this module. */
+  exportWorkerUrl: URL | undefined;
   registry: SpanIdRegistry;
 }
 
@@ -65,6 +69,8 @@ export class OtelTelemetry implements SidegateTelemetry {
       resource,
       idGenerator: ids,
       drops: this.#drops,
+      warn: deps.warn,
+      exportWorkerUrl: readOtlpWorker(deps.env) ? (deps.exportWorkerUrl ?? SPAN_EXPORT_WORKER_URL) : undefined,
       ...(deps.spanProcessorOverride !== undefined ? { spanProcessorOverride: deps.spanProcessorOverride } : {}),
     });
     this.#kit = {

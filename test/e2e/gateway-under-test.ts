@@ -1,6 +1,6 @@
 /**
  * The gateway as the end-to-end suites run it: in-process, with the real OTel SDK exporting OTLP to
- * `otlpEndpoint` (Jaeger or the collector), the Gemini emulator standing in for Google, and the
+ * `otlpEndpoint` (Jaeger or the collector) from the span export worker, as `sidegate serve` does, the Gemini emulator standing in for Google, and the
  * official `openai` SDK pointed at it.
  */
 import OpenAI from 'openai';
@@ -8,6 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Settings } from '../../src/config/settings.js';
 import { startGateway, type RunningGateway } from '../../src/server/start.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
+import { E2E_EXPORT_WORKER_URL } from './export-worker-build.js';
 
 /** OTLP enums as they come back from Jaeger's api/v3. */
 export const SERVER = 2; // SpanKind
@@ -39,6 +40,7 @@ export async function startGatewayUnderTest(options: {
       OTEL_METRICS_EXPORTER: 'none',
       ...options.env,
     },
+    exportWorkerUrl: E2E_EXPORT_WORKER_URL,
   });
   const gateway = await startGateway(
     { port: 0, geminiBaseUrl: emulator.url, apiKeys: [options.gatewayKey], ...options.settings },

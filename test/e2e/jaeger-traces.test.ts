@@ -10,6 +10,7 @@ import type { RunningGateway } from '../../src/server/start.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { mapSpanId, mapTraceId } from '../../src/telemetry/map-id.js';
 import type { RequestStart } from '../../src/telemetry/telemetry.js';
+import { E2E_EXPORT_WORKER_URL } from './export-worker-build.js';
 import { CLIENT, ERROR, SERVER, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
 import { ensureBinary, readTrace, startJaeger, type Jaeger, type StoredSpan } from './otel-binaries.js';
 
@@ -209,6 +210,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint(),
         OTEL_METRICS_EXPORTER: 'none',
       },
+      exportWorkerUrl: E2E_EXPORT_WORKER_URL,
     });
     const traceId = mapTraceId(`proto-${protocol}-${Date.now()}`);
     const span = telemetry.startRequest(chatStart(traceId));
@@ -224,6 +226,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
     const telemetry = createTelemetry({
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_METRICS_EXPORTER: 'none' },
       logger: (line) => lines.push(line),
+      exportWorkerUrl: E2E_EXPORT_WORKER_URL,
     });
     const span = telemetry.startRequest(chatStart(mapTraceId(`dead-${Date.now()}`)));
     span.end({ status: 200, attempts: 0 });

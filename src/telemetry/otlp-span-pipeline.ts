@@ -17,7 +17,9 @@ export interface OtlpSpanPipeline {
 export function createOtlpSpanPipeline(signal: OtlpSignalConfig, bsp: OtelConfig['bsp'], drops: DropSink): OtlpSpanPipeline {
   const exporter = new CountingExporter(createTraceExporter(signal), drops);
   const batch = new BatchSpanProcessor(exporter, {
-    ...bsp,
+    scheduledDelayMillis: bsp.scheduledDelayMillis,
+    exportTimeoutMillis: bsp.exportTimeoutMillis,
+    maxQueueSize: bsp.maxQueueSize,
     maxExportBatchSize: Math.min(bsp.maxExportBatchSize, bsp.maxQueueSize),
   });
   return { processor: new QueueGuard(batch, exporter, bsp.maxQueueSize, drops), exporter };

@@ -13,6 +13,9 @@ export interface ExportWorkerData {
 }
 
 export type ToExportWorker =
+  /** A group of span records as JSON text (the usual form: the cheapest to send and to read). */
+  | { t: 'json'; json: string }
+  /** The same by structured clone, when JSON would change a value (see `WorkerSpanProcessor`). */
   | { t: 'spans'; spans: SpanRecord[] }
   | { t: 'flush'; id: number }
   | { t: 'shutdown'; id: number };

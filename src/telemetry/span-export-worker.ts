@@ -9,7 +9,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { DropSink } from './drop-reporter.js';
 import type { ExportWorkerData, FromExportWorker, ToExportWorker } from './export-worker-protocol.js';
 import { createOtlpSpanPipeline } from './otlp-span-pipeline.js';
-import { fromSpanRecord } from './span-record.js';
+import { fromSpanRecord, type SpanRecord } from './span-record.js';
 
 const port = parentPort;
 if (port === null) throw new Error('span-export-worker.js runs as a worker thread');
@@ -23,6 +23,9 @@ exporter.onExported = (count) => post({ t: 'sent', count });
 
 port.on('message', (message: ToExportWorker) => {
   switch (message.t) {
+    case 'json':
+      for (const record of JSON.parse(message.json) as SpanRecord[]) processor.onEnd(fromSpanRecord(record, resource));
+      return;
     case 'spans':
       for (const record of message.spans) processor.onEnd(fromSpanRecord(record, resource));
       return;

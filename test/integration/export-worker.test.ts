@@ -44,7 +44,7 @@ beforeAll(async () => {
   resources = await import('@opentelemetry/resources');
 }, 180_000);
 
-/** An OTLP/HTTP receiver: records each request's JSON body (http/json) or raw size; `hold` never answers. */
+/** An OTLP/HTTP receiver: records each request's JSON body (http/json) or its bytes (base64); `hold` never answers. */
 interface Receiver {
   url: string;
   bodies: unknown[];
@@ -63,8 +63,8 @@ async function startReceiver(mode: 'answer' | 'hold' = 'answer'): Promise<Receiv
         held.push(req);
         return;
       }
-      const text = Buffer.concat(chunks).toString('utf8');
-      bodies.push(req.headers['content-type'] === 'application/json' ? JSON.parse(text) : { bytes: text.length });
+      const body = Buffer.concat(chunks);
+      bodies.push(req.headers['content-type'] === 'application/json' ? JSON.parse(body.toString('utf8')) : { protobuf: body.toString('base64') });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -183,6 +183,35 @@ describe('span export worker', () => {
     await Promise.all([viaWorker.close(), viaMain.close()]);
   });
 
+  it('keeps values JSON cannot carry (NaN, infinities, empty array items): the same protobuf bytes as the main thread', async () => {
+    const viaWorker = await startReceiver();
+    const viaMain = await startReceiver();
+    const drops = new DropReporter(undefined, () => {});
+    const resource = resources.resourceFromAttributes({ 'service.name': 'export-worker-test' });
+    const worker = new WorkerSpanProcessor({
+      workerUrl: SPAN_EXPORT_WORKER_URL,
+      data: { traces: signal(viaWorker.url, 'http/protobuf'), bsp: bsp(), resource: { attributes: resource.attributes } },
+      drops,
+      warn: () => {},
+      fallback: () => {
+        throw new Error('the worker should not be lost');
+      },
+    });
+    const main = createOtlpSpanPipeline(signal(viaMain.url, 'http/protobuf'), bsp(), drops).processor;
+    const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [worker, main] });
+    const tracer = provider.getTracer('sidegate');
+    // A plain group first (it crosses as JSON), then one with the odd values (by structured clone).
+    tracer.startSpan('plain', { attributes: { a: 'x', n: 2 } }).end();
+    await provider.forceFlush();
+    const odd = { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, minf: Number.NEGATIVE_INFINITY, holes: ['a', null, undefined, 'b'] as string[] };
+    tracer.startSpan('odd values', { attributes: odd }).addEvent('odd event', odd).end();
+    await provider.forceFlush();
+    expect(viaWorker.bodies).toHaveLength(2);
+    expect(viaWorker.bodies).toStrictEqual(viaMain.bodies);
+    await provider.shutdown();
+    await Promise.all([viaWorker.close(), viaMain.close()]);
+  });
+
   it('exports through the worker with the default protocol (http/protobuf) and flushes what is queued on shutdown', async () => {
     const receiver = await startReceiver();
     const lines: string[] = [];
@@ -202,7 +231,7 @@ describe('span export worker', () => {
       span.end({ status: 200, attempts: 0 });
     }
     await telemetry.shutdown(10_000);
-    // Protobuf bodies: the receiver records their size; 100 spans in batches of 64.
+    // 100 spans in batches of 64.
     expect(receiver.bodies).toHaveLength(2);
     expect(telemetry.droppedSpans()).toBe(0);
     expect(lines).toStrictEqual([]);

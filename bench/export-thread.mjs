@@ -2,8 +2,8 @@
 // Same workload as components.mjs's `telemetry` row (request + attempt span and their metrics per
 // iteration, exported over OTLP/HTTP protobuf to a live receiver in another process), in three
 // configurations, interleaved over --rounds so each sees the same machine:
-//   worker       the default: export in the worker thread (SIDEGATE_OTLP_WORKER unset)
-//   main         SIDEGATE_OTLP_WORKER=false: BatchSpanProcessor and exporter on the main thread
+//   worker       SIDEGATE_OTLP_WORKER=true: export in the worker thread
+//   main         the default: BatchSpanProcessor and exporter on the main thread
 //   spans_only   OTEL_TRACES_EXPORTER=none: no span processor, the cost of building spans
 // Per request: CPU of the main thread (/proc/self/task/<pid>/schedstat, ns on CPU), of the worker
 // thread (the thread that appears with the worker) and of the whole process (process.cpuUsage,
@@ -14,6 +14,7 @@
 // wall time, so on a busy machine the tail includes time the thread was preempted (with the
 // worker on, by its own worker too when both want a core).
 //   node bench/export-thread.mjs [--iterations 20000] [--rounds 3] [--pause 10] [--only worker,main]
+//                                [--env "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=512 …"]   (for every configuration)
 // Needs `npm run build` first.
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -110,8 +111,9 @@ async function measure(env) {
 }
 
 const sink = await start('child.mjs', ['sink']);
-const base = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'sidegate-bench', OTEL_METRIC_EXPORT_INTERVAL: '60000' };
-const all = { worker: base, main: { ...base, SIDEGATE_OTLP_WORKER: 'false' }, spans_only: { ...base, OTEL_TRACES_EXPORTER: 'none' } };
+const extraEnv = Object.fromEntries((option('env', '') ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const base = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'sidegate-bench', OTEL_METRIC_EXPORT_INTERVAL: '60000', ...extraEnv };
+const all = { worker: { ...base, SIDEGATE_OTLP_WORKER: 'true' }, main: base, spans_only: { ...base, OTEL_TRACES_EXPORTER: 'none' } };
 const only = option('only', Object.keys(all).join(',')).split(',');
 const configs = Object.fromEntries(Object.entries(all).filter(([k]) => only.includes(k)));
 const runs = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));

@@ -25,7 +25,7 @@ export interface CreateTelemetryOptions {
   spanProcessorOverride?: SpanProcessor;
   /**
    * The span export worker's entry (tests run from sources and pass a built one); defaults to
-   * `dist/telemetry/span-export-worker.js` next to this module. `SIDEGATE_OTLP_WORKER=false` turns it off.
+   * `dist/telemetry/span-export-worker.js` next to this module. Used only with `SIDEGATE_OTLP_WORKER=true`.
    */
   exportWorkerUrl?: URL;
   /**

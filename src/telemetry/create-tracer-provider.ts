@@ -24,7 +24,7 @@ export interface TracerProviderOptions {
   warn: (message: string) => void;
   /**
    * The span export worker's entry (`SPAN_EXPORT_WORKER_URL`), or undefined to export OTLP on the
-   * main thread (`SIDEGATE_OTLP_WORKER=false`, or running from sources without a build).
+   * main thread (the default: `SIDEGATE_OTLP_WORKER` unset or false; or running from sources without a build).
    */
   exportWorkerUrl: URL | undefined;
   /** Replaces the OTLP/console span processors (tests: `SimpleSpanProcessor(InMemorySpanExporter)`). */

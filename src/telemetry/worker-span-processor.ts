@@ -61,6 +61,8 @@ export class WorkerSpanProcessor implements SpanProcessor {
   readonly #waiting = new Map<number, () => void>();
   #fallback: SpanProcessor | undefined;
   #closing = false;
+  /** Set when this side ends the worker, whose exit is then no loss. */
+  #terminating = false;
 
   constructor(options: WorkerSpanProcessorOptions) {
     this.#options = options;
@@ -119,6 +121,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
     await this.#roundTrip('shutdown');
     const worker = this.#worker;
     this.#worker = undefined;
+    this.#terminating = true;
     await worker?.terminate();
     await this.#fallbackIfLost()?.shutdown();
   }
@@ -186,13 +189,12 @@ export class WorkerSpanProcessor implements SpanProcessor {
 
   /** The worker could not start, threw, or exited unasked: report once and export here from now on. */
   #lost(error: unknown): void {
-    if (this.#fallback !== undefined) return;
+    if (this.#fallback !== undefined || this.#terminating) return;
     const worker = this.#worker;
     this.#worker = undefined;
     void worker?.terminate();
     for (const resolve of this.#waiting.values()) resolve();
     this.#waiting.clear();
-    if (this.#closing) return;
     const reason = error instanceof Error ? error.message : String(error);
     this.#options.warn(`span export worker stopped (${reason}); exporting spans on the main thread from now on`);
     this.#options.drops.record(this.#inWorker, 'export_failed');

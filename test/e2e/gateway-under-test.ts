@@ -38,6 +38,7 @@ export async function startGatewayUnderTest(options: {
       OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint,
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_METRICS_EXPORTER: 'none',
+      SIDEGATE_OTLP_WORKER: 'true',
       ...options.env,
     },
     exportWorkerUrl: E2E_EXPORT_WORKER_URL,

@@ -209,6 +209,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint(),
         OTEL_METRICS_EXPORTER: 'none',
+        SIDEGATE_OTLP_WORKER: 'true',
       },
       exportWorkerUrl: E2E_EXPORT_WORKER_URL,
     });
@@ -224,7 +225,7 @@ describe.skipIf(binary === null)('OTLP protocols into a real Jaeger', () => {
   it('counts spans it could not deliver to a dead collector, without failing the request', async () => {
     const lines: string[] = [];
     const telemetry = createTelemetry({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_METRICS_EXPORTER: 'none' },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_METRICS_EXPORTER: 'none', SIDEGATE_OTLP_WORKER: 'true' },
       logger: (line) => lines.push(line),
       exportWorkerUrl: E2E_EXPORT_WORKER_URL,
     });

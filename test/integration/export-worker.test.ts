@@ -212,12 +212,12 @@ describe('span export worker', () => {
     await Promise.all([viaWorker.close(), viaMain.close()]);
   });
 
-  it('exports through the worker with the default protocol (http/protobuf) and flushes what is queued on shutdown', async () => {
+  it('with SIDEGATE_OTLP_WORKER=true, exports through the worker with the default protocol (http/protobuf) and flushes what is queued on shutdown', async () => {
     const receiver = await startReceiver();
     const lines: string[] = [];
     // A schedule delay far beyond the test: only shutdown's flush can deliver these spans.
     const telemetry = createTelemetry({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_METRICS_EXPORTER: 'none' },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_METRICS_EXPORTER: 'none', SIDEGATE_OTLP_WORKER: 'true' },
       logger: (line) => lines.push(line),
     });
     for (let i = 0; i < 100; i++) {
@@ -235,6 +235,32 @@ describe('span export worker', () => {
     expect(receiver.bodies).toHaveLength(2);
     expect(telemetry.droppedSpans()).toBe(0);
     expect(lines).toStrictEqual([]);
+    await receiver.close();
+  });
+
+  it('starts the worker only with SIDEGATE_OTLP_WORKER=true (shown by one whose entry is missing)', async () => {
+    const receiver = await startReceiver();
+    const missing = pathToFileURL(`${outDir}/telemetry/no-such-worker.js`);
+    for (const setting of ['true', 'false', undefined]) {
+      const lines: string[] = [];
+      const env: Record<string, string> = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' };
+      if (setting !== undefined) env.SIDEGATE_OTLP_WORKER = setting;
+      const telemetry = createTelemetry({ env, logger: (line) => lines.push(line), exportWorkerUrl: missing });
+      const span = telemetry.startRequest({
+        context: { trace: { traceId: '0123456789abcdef0123456789abcdef', spanId: '0123456789abcdef', traceFlags: 1 }, metadata: {} },
+        operation: 'chat',
+        model: 'm',
+        route: '/v1/chat/completions',
+        chat: { model: 'm', messages: [] },
+      });
+      span.end({ status: 200, attempts: 0 });
+      await telemetry.shutdown(10_000);
+      expect(lines.some((l) => l.includes('span export worker stopped'))).toBe(setting === 'true');
+      // The span went to the worker before it was found missing: lost, and counted.
+      expect(telemetry.droppedSpans()).toBe(setting === 'true' ? 1 : 0);
+    }
+    // The other two arrived from the main thread (one protobuf request each).
+    expect(receiver.bodies).toHaveLength(2);
     await receiver.close();
   });
 
@@ -322,7 +348,7 @@ describe('span export worker', () => {
     const receiver = await startReceiver();
     const program = `
       const { createTelemetry } = await import(${JSON.stringify(built('telemetry/create-telemetry.js'))});
-      const telemetry = createTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: ${JSON.stringify(receiver.url)}, OTEL_METRICS_EXPORTER: 'none' } });
+      const telemetry = createTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: ${JSON.stringify(receiver.url)}, OTEL_METRICS_EXPORTER: 'none', SIDEGATE_OTLP_WORKER: 'true' } });
       const span = telemetry.startRequest({ context: { trace: { traceId: '0123456789abcdef0123456789abcdef', spanId: '0123456789abcdef', traceFlags: 1 }, metadata: {} }, operation: 'chat', model: 'm', route: '/v1/chat/completions', chat: { model: 'm', messages: [] } });
       span.end({ status: 200, attempts: 0 });
       await telemetry.forceFlush();

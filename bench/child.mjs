@@ -22,6 +22,12 @@ if (role === 'emulator') {
   close = () => emulator.close();
   process.stdout.write(`${JSON.stringify({ url: emulator.url })}\n`);
 } else if (role === 'gateway') {
+  // As `sidegate serve` does (main.ts): hold V8's young generation at its initial size before
+  // anything else loads (server/hold-young-generation.ts; absent from builds before it, such as
+  // an older --baseline).
+  await load('server/hold-young-generation.js').catch((err) => {
+    if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  });
   const { startGateway } = await load('server/start.js');
   const { createTelemetry } = await load('telemetry/create-telemetry.js');
   const telemetry = createTelemetry({ env: process.env, logger: () => {} });

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * CLI: `sidegate serve | demo | emulator | keys | trace | traces | prompts`. The emulator and the demo are loaded with a
- * dynamic import so the request path never imports them (DESIGN Decision 14).
+ * dynamic import so the request path never imports them (DESIGN Decision 14). Each command imports
+ * only what it runs; `serve` first holds V8's young generation small while the gateway loads
+ * (server/hold-young-generation.ts), so nothing is imported before that.
  */
-import { loadSettings, SettingsError } from './config/settings.js';
-import { startGateway } from './server/start.js';
 
 const USAGE = `usage: sidegate <command> [flags]
 
@@ -61,6 +61,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(argv: string[]): Promise<number> {
+  await import('./server/hold-young-generation.js');
+  const { loadSettings, SettingsError } = await import('./config/settings.js');
+  const { startGateway } = await import('./server/start.js');
   let settings;
   try {
     settings = loadSettings(argv, process.env);

@@ -4,6 +4,8 @@
  * instead of env). Also owns graceful shutdown: readiness fails first, in-flight requests finish
  * (bounded by `shutdownGraceMs`), then telemetry flushes.
  */
+// First: holds V8's young generation at its initial size while the rest loads and the gateway starts.
+import { releaseYoungGeneration } from './hold-young-generation.js';
 import { createServer, type Server } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -76,6 +78,15 @@ export interface RunningGateway {
 }
 
 export async function startGateway(partial: Partial<Settings> = {}, deps: GatewayDeps = {}): Promise<RunningGateway> {
+  try {
+    return await buildAndListen(partial, deps);
+  } finally {
+    // Start-up is over (listening, or failed): the young generation grows with traffic again.
+    releaseYoungGeneration();
+  }
+}
+
+async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Promise<RunningGateway> {
   const settings = settingsWithDefaults(partial);
   const telemetry = deps.telemetry ?? noopTelemetry;
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));

@@ -57,6 +57,17 @@ export async function load(url, context, next) {
 `,
   );
   await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  // Writes the young generation's capacity when the process exits.
+  await writeFile(
+    join(dir, 'young-generation.mjs'),
+    `import { writeFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
+process.on('exit', () => {
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  writeFileSync(process.env.YOUNG_GENERATION_OUT, JSON.stringify(space));
+});
+`,
+  );
 }, 120_000);
 afterAll(async () => {
   child?.kill('SIGKILL');
@@ -103,5 +114,51 @@ describe('sidegate serve at start', () => {
     expect(responses.status).toBe(200);
     const after = await loaded();
     expect(after.some((u) => u.endsWith('/responses/responses-route.js'))).toBe(true);
+  });
+});
+
+/** `sidegate serve` with `nodeArgs`, five chat completions, SIGTERM: the young generation's capacity at exit. */
+async function youngGenerationAfterFiveRequests(nodeArgs: string[], name: string): Promise<number> {
+  const out = join(dir, `${name}.json`);
+  const serve = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'young-generation.mjs')).href, ...nodeArgs, `${outDir}/main.js`, 'serve', '--port', '0'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      SIDEGATE_API_KEYS: GATEWAY_KEY,
+      SIDEGATE_GEMINI_BASE_URL: emulator.url,
+      SIDEGATE_DATA_DIR: dir,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      YOUNG_GENERATION_OUT: out,
+    },
+  });
+  let stdout = '';
+  serve.stdout.on('data', (d) => (stdout += d));
+  let stderr = '';
+  serve.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
+  for (let i = 0; i < 900 && !/listening on/.test(stdout); i++) await new Promise((r) => setTimeout(r, 50));
+  const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+  expect(url, stderr).toBeDefined();
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'google', authorization: 'Bearer provider-key' },
+      body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+  }
+  serve.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  return (JSON.parse(await readFile(out, 'utf8')) as { space_size: number }).space_size;
+}
+
+describe('sidegate serve and V8 young generation', () => {
+  it('starts with its young generation held at its initial size (server/hold-young-generation.ts)', { timeout: 120_000 }, async () => {
+    // Control: the same process with V8's default growth factor given on the command line, which
+    // the hold leaves alone; start-up alone grows the young generation to its maximum then.
+    const grown = await youngGenerationAfterFiveRequests(['--semi-space-growth-factor=2'], 'default-growth');
+    const held = await youngGenerationAfterFiveRequests([], 'held');
+    expect(held).toBeLessThan(grown / 2);
   });
 });

@@ -15,8 +15,8 @@
 //   --probe          report event-loop delay (perf_hooks.monitorEventLoopDelay) and GC time of
 //                    each process per segment (costs CPU of its own: compare probed runs with
 //                    probed runs only); CPU profiles come from bench/profile.mjs
-//   --only a,b       run only these participants (direct,bare,floor,on,main,off,down,peer;
-//                    main: tracing on with SIDEGATE_OTLP_WORKER=false, export on the main thread)
+//   --only a,b       run only these participants (direct,bare,floor,on,worker,off,down,peer;
+//                    worker: tracing on with SIDEGATE_OTLP_WORKER=true, export in a worker thread)
 //   --memory-only N  only the idle-RSS figure, from N fresh processes of each participant (median
 //                    printed; default 3, one process at a time); nothing else runs, no report file
 import { spawn } from 'node:child_process';
@@ -127,7 +127,7 @@ const LABELS = {
   bare: 'bare proxy',
   floor: 'floor',
   on: 'sidegate',
-  main: 'sidegate, export on the main thread (SIDEGATE_OTLP_WORKER=false)',
+  worker: 'sidegate, export in a worker thread (SIDEGATE_OTLP_WORKER=true)',
   off: 'sidegate, tracing off',
   down: 'sidegate, collector down',
   peer: 'peer (no tracing)',
@@ -149,7 +149,7 @@ async function main() {
     },
     floor: () => startFloor(emulator.url, 128, probeEnv),
     on: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
-    main: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, SIDEGATE_OTLP_WORKER: 'false' }),
+    worker: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, SIDEGATE_OTLP_WORKER: 'true' }),
     off: () => startSidegate(emulator.url, { ...probeEnv, OTEL_SDK_DISABLED: 'true' }),
     down: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),
   };
@@ -180,7 +180,7 @@ async function main() {
     participants: Object.fromEntries(keys.map((k) => [k, LABELS[k]])),
     tracing: {
       on: 'spans and metrics exported over OTLP/HTTP protobuf to a live receiver',
-      main: 'the same, with SIDEGATE_OTLP_WORKER=false (batching, serialisation and POST on the main thread)',
+      worker: 'the same, with SIDEGATE_OTLP_WORKER=true (batching, serialisation and POST in a worker thread)',
       off: 'OTEL_SDK_DISABLED=true',
       down: 'exporting to a port where nothing listens',
     },
@@ -252,7 +252,7 @@ async function main() {
 
   // Streaming: time to the first event, through each participant that streams.
   // (tracing off and collector down add nothing here that the fixed-rate runs do not show)
-  const streamers = keys.filter((k) => parts[k].stream && k !== 'off' && k !== 'down' && k !== 'main');
+  const streamers = keys.filter((k) => parts[k].stream && k !== 'off' && k !== 'down' && k !== 'worker');
   const sacc = Object.fromEntries(streamers.map((k) => [k, { ttfbs: [], latencies: [], errors: 0, cpu: 0 }]));
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? streamers : [...streamers].reverse();
@@ -373,7 +373,7 @@ function targets(r) {
   return out;
 }
 
-const SHORT = { direct: 'upstream', bare: 'bare', floor: 'floor', on: 'sidegate', main: 'main export', off: 'trace off', down: 'coll. down', peer: 'peer' };
+const SHORT = { direct: 'upstream', bare: 'bare', floor: 'floor', on: 'sidegate', worker: 'export worker', off: 'trace off', down: 'coll. down', peer: 'peer' };
 
 function printTable(r) {
   const keys = Object.keys(r.participants);

@@ -19,6 +19,21 @@ const GC_KINDS = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak_callbacks',
 };
 
+/** The inspector calls that start and stop each profile the probe can take. */
+const PROFILERS = {
+  cpuprof: {
+    start: [['Profiler.enable'], ['Profiler.setSamplingInterval', { interval: 250 }], ['Profiler.start']],
+    stop: 'Profiler.stop',
+  },
+  allocprof: {
+    start: [
+      ['HeapProfiler.enable'],
+      ['HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }],
+    ],
+    stop: 'HeapProfiler.stopSampling',
+  },
+};
+
 export function installProbe() {
   const deep = process.env.BENCH_PROBE === '1';
   const eld = deep ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
@@ -38,37 +53,18 @@ export function installProbe() {
   let session;
   const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
   process.on('message', async (msg) => {
-    if (msg?.type === 'cpuprof') {
+    const profiler = PROFILERS[msg?.type];
+    if (profiler !== undefined) {
       if (msg.action === 'start') {
         session = new Session();
         session.connect();
-        await post('Profiler.enable');
-        await post('Profiler.setSamplingInterval', { interval: 250 });
-        await post('Profiler.start');
+        for (const [method, params] of profiler.start) await post(method, params);
       } else {
-        const { profile } = await post('Profiler.stop');
+        const { profile } = await post(profiler.stop);
         session.disconnect();
         writeFileSync(msg.file, JSON.stringify(profile));
       }
-      process.send?.({ type: 'cpuprof' });
-      return;
-    }
-    if (msg?.type === 'allocprof') {
-      if (msg.action === 'start') {
-        session = new Session();
-        session.connect();
-        await post('HeapProfiler.enable');
-        await post('HeapProfiler.startSampling', {
-          samplingInterval: 1024,
-          includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
-        });
-      } else {
-        const { profile } = await post('HeapProfiler.stopSampling');
-        session.disconnect();
-        writeFileSync(msg.file, JSON.stringify(profile));
-      }
-      process.send?.({ type: 'allocprof' });
+      process.send?.({ type: msg.type });
       return;
     }
     if (msg?.type === 'mem') {

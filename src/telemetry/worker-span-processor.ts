@@ -165,8 +165,17 @@ export class WorkerSpanProcessor implements SpanProcessor {
     const worker = this.#worker;
     if (worker === undefined) return Promise.resolve();
     const id = this.#nextId++;
+    // While a flush is under way the worker holds the process open, as the export's own socket
+    // does on the main thread: otherwise a process with nothing else left to do (the server
+    // closed after SIGTERM) would exit before the final batch is sent. The wait is bounded by the
+    // exporter's timeout in the worker and, at exit, by `shutdownWithDeadline`.
+    if (this.#waiting.size === 0) worker.ref();
     return new Promise<void>((resolve) => {
-      this.#waiting.set(id, resolve);
+      this.#waiting.set(id, () => {
+        this.#waiting.delete(id);
+        if (this.#waiting.size === 0) worker.unref();
+        resolve();
+      });
       worker.postMessage({ t: kind, id } satisfies ToExportWorker);
     });
   }
@@ -182,7 +191,6 @@ export class WorkerSpanProcessor implements SpanProcessor {
         return;
       case 'done':
         this.#waiting.get(message.id)?.();
-        this.#waiting.delete(message.id);
         return;
     }
   }
@@ -193,8 +201,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
     const worker = this.#worker;
     this.#worker = undefined;
     void worker?.terminate();
-    for (const resolve of this.#waiting.values()) resolve();
-    this.#waiting.clear();
+    for (const resolve of [...this.#waiting.values()]) resolve();
     const reason = error instanceof Error ? error.message : String(error);
     this.#options.warn(`span export worker stopped (${reason}); exporting spans on the main thread from now on`);
     this.#options.drops.record(this.#inWorker, 'export_failed');

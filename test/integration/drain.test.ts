@@ -6,7 +6,7 @@
  * program (under .cache/, so it never races the CLI suite's dist/).
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { createServer as createNetServer, connect, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -133,7 +133,38 @@ describe('drain after SIGTERM', () => {
     agent.destroy();
   }, 20_000);
 
-  it('does not let a collector that never answers hold the exit past the bounded flush', async () => {
+  it.each(['false', 'true'])('flushes the spans still queued at SIGTERM before it exits (SIDEGATE_OTLP_WORKER=%s)', async (worker) => {
+    const spans: number[] = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') spans.push(JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8'))).split('"spanId"').length - 1);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const gw = await serve({
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      // Nothing is exported before the exit flush: a batch waits 10 minutes or for 64 spans.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      OTEL_METRICS_EXPORTER: 'none',
+      SIDEGATE_OTLP_WORKER: worker,
+    });
+    const agent = new Agent({ keepAlive: false });
+    for (let i = 0; i < 3; i++) expect((await call(gw.url, agent)).status).toBe(200);
+    expect(spans).toStrictEqual([]);
+    gw.child.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    // Three requests: a request span and an attempt span each.
+    expect(spans.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(gw.stderr()).not.toContain('span export worker stopped');
+    collector.close();
+  }, 20_000);
+
+  it.each(['false', 'true'])('does not let a collector that never answers hold the exit past the bounded flush (SIDEGATE_OTLP_WORKER=%s)', async (worker) => {
     const sockets: Socket[] = [];
     const blackHole: NetServer = createNetServer((s) => {
       sockets.push(s); // accept, read nothing, answer nothing
@@ -147,6 +178,7 @@ describe('drain after SIGTERM', () => {
       OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_METRIC_EXPORT_INTERVAL: '100',
+      SIDEGATE_OTLP_WORKER: worker,
     });
     const agent = new Agent({ keepAlive: false });
     for (let i = 0; i < 3; i++) expect((await call(gw.url, agent)).status).toBe(200);

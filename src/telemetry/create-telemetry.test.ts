@@ -49,8 +49,12 @@ function setup(env: Record<string, string> = {}) {
     logger: (line) => lines.push(line),
     spanProcessorOverride: new SimpleSpanProcessor(exporter),
   });
-  const spans = () => exporter.getFinishedSpans();
-  const byKind = (kind: SpanKind) => spans().filter((s) => s.kind === kind);
+  // Spans do their ending work after the answer (after-answer.ts): flushed before they are read.
+  const spans = async () => {
+    await telemetry.forceFlush();
+    return exporter.getFinishedSpans();
+  };
+  const byKind = async (kind: SpanKind) => (await spans()).filter((s) => s.kind === kind);
   return { telemetry, spans, byKind, lines };
 }
 
@@ -80,8 +84,8 @@ describe('createTelemetry spans', () => {
     second.end({ status: 200, outcome });
     req.end({ status: 200, outcome, attempts: 2, finalTarget: 'default' });
 
-    const [server] = byKind(SpanKind.SERVER);
-    const clients = byKind(SpanKind.CLIENT);
+    const [server] = await byKind(SpanKind.SERVER);
+    const clients = await byKind(SpanKind.CLIENT);
     expect(server?.name).toStrictEqual('chat gemini-2.5-flash');
     expect(server?.status.code).toStrictEqual(SpanStatusCode.UNSET);
     expect(server?.attributes).toMatchObject({
@@ -126,7 +130,7 @@ describe('createTelemetry spans', () => {
     const req = (await begin(telemetry, { traceparent }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
-    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    const server = (await byKind(SpanKind.SERVER))[0] as ReadableSpan;
     expect(server.spanContext().traceId).toStrictEqual('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(server.parentSpanContext?.spanId).toStrictEqual('00f067aa0ba902b7');
     expect(headers).toStrictEqual({
@@ -140,7 +144,7 @@ describe('createTelemetry spans', () => {
     const req = (await begin(telemetry, { 'x-gateway-trace-id': 'checkout-42', traceparent }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
-    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    const server = (await byKind(SpanKind.SERVER))[0] as ReadableSpan;
     expect(server.spanContext().traceId).toStrictEqual(mapTraceId('checkout-42'));
     // x-gateway-trace-id wins; traceparent's parent is of another trace, so the span is a root.
     expect(server.parentSpanContext).toBeUndefined();
@@ -153,7 +157,7 @@ describe('createTelemetry spans', () => {
     const req = (await begin(telemetry, { 'x-portkey-trace-id': 'abc', 'x-portkey-span-name': 'my step' }));
     const headers = req.responseHeaders();
     req.end({ status: 200, attempts: 0 });
-    expect(byKind(SpanKind.SERVER)[0]?.name).toStrictEqual('my step');
+    expect((await byKind(SpanKind.SERVER))[0]?.name).toStrictEqual('my step');
     expect(headers['x-gateway-trace-id']).toStrictEqual('abc');
     expect(req.context.portkey).toBe(true);
   });
@@ -163,7 +167,7 @@ describe('createTelemetry spans', () => {
     const headers = { 'x-gateway-trace-id': 'run-7', 'x-gateway-span-id': 'step-1', 'x-gateway-parent-span-id': 'root' };
     (await begin(telemetry, headers)).end({ status: 200, attempts: 0 });
     (await begin(telemetry, headers)).end({ status: 200, attempts: 0 });
-    const [a, b] = byKind(SpanKind.SERVER) as [ReadableSpan, ReadableSpan];
+    const [a, b] = (await byKind(SpanKind.SERVER)) as [ReadableSpan, ReadableSpan];
     expect(a.spanContext().spanId).toMatch(/^[0-9a-f]{16}$/);
     expect(b.spanContext().spanId).not.toStrictEqual(a.spanContext().spanId);
     expect(b.links.map((l) => l.context.spanId)).toStrictEqual([a.spanContext().spanId]);
@@ -174,7 +178,7 @@ describe('createTelemetry spans', () => {
   it('files the request under traceparent when x-gateway-span-id names the same span (Decision 1)', async () => {
     const { telemetry, byKind } = setup();
     (await begin(telemetry, { traceparent, 'x-gateway-span-id': '00f067aa0ba902b7' })).end({ status: 200, attempts: 0 });
-    const server = byKind(SpanKind.SERVER)[0] as ReadableSpan;
+    const server = (await byKind(SpanKind.SERVER))[0] as ReadableSpan;
     expect(server.parentSpanContext?.spanId).toStrictEqual('00f067aa0ba902b7');
     expect(server.spanContext().spanId).not.toStrictEqual('00f067aa0ba902b7');
   });
@@ -184,7 +188,7 @@ describe('createTelemetry spans', () => {
     const req = await begin(telemetry, { baggage: 'team=search%20infra,env=dev', 'x-gateway-metadata': '{"env":"prod","user":"u1"}' });
     expect(req.context.metadata).toStrictEqual({ team: 'search infra', env: 'prod', user: 'u1' });
     req.end({ status: 200, attempts: 0 });
-    expect(byKind(SpanKind.SERVER)[0]?.attributes).toMatchObject({
+    expect((await byKind(SpanKind.SERVER))[0]?.attributes).toMatchObject({
       'gateway.metadata.team': 'search infra',
       'gateway.metadata.env': 'prod',
       'gateway.metadata.user': 'u1',
@@ -194,7 +198,7 @@ describe('createTelemetry spans', () => {
   it('ignores an invalid traceparent (W3C) and starts a new trace', async () => {
     const { telemetry, byKind } = setup();
     (await begin(telemetry, { traceparent: '00-zz-00f067aa0ba902b7-01' })).end({ status: 200, attempts: 0 });
-    expect(byKind(SpanKind.SERVER)[0]?.parentSpanContext).toBeUndefined();
+    expect((await byKind(SpanKind.SERVER))[0]?.parentSpanContext).toBeUndefined();
   });
 
   it('leaves a 4xx SERVER span unset with error.type, and marks 5xx and client aborts ERROR', async () => {
@@ -204,13 +208,13 @@ describe('createTelemetry spans', () => {
     const aborted = (await begin(telemetry, {}));
     aborted.startAttempt(attempt()); // never ended by the router
     aborted.end({ status: 499, attempts: 1, error: new ClientAbortError() });
-    const servers = byKind(SpanKind.SERVER);
+    const servers = await byKind(SpanKind.SERVER);
     expect(servers.map((s) => [s.status.code, s.attributes['error.type']])).toStrictEqual([
       [SpanStatusCode.UNSET, 'invalid_request_error'],
       [SpanStatusCode.ERROR, 'connection_error'],
       [SpanStatusCode.ERROR, 'cancelled'],
     ]);
-    const client = byKind(SpanKind.CLIENT)[0];
+    const client = (await byKind(SpanKind.CLIENT))[0];
     expect([client?.status.code, client?.attributes['error.type']]).toStrictEqual([SpanStatusCode.ERROR, 'cancelled']);
   });
 
@@ -221,7 +225,7 @@ describe('createTelemetry spans', () => {
     const headers = att.traceHeaders();
     att.end({ status: 200, outcome });
     req.end({ status: 200, attempts: 1 });
-    const client = on.byKind(SpanKind.CLIENT)[0] as ReadableSpan;
+    const client = (await on.byKind(SpanKind.CLIENT))[0] as ReadableSpan;
     expect(headers).toStrictEqual({
       traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${client.spanContext().spanId}-01`,
       tracestate: 'vendor=1',
@@ -238,7 +242,7 @@ describe('createTelemetry spans', () => {
     expect(att.traceHeaders().traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
     att.end({ status: 200, outcome });
     req.end({ status: 200, attempts: 1 });
-    expect(spans()).toStrictEqual([]);
+    expect((await spans())).toStrictEqual([]);
   });
 
   it('records time to first chunk on streamed attempts', async () => {
@@ -248,7 +252,7 @@ describe('createTelemetry spans', () => {
     att.firstChunk();
     att.end({ status: 200, outcome });
     req.end({ status: 200, attempts: 1 });
-    const client = byKind(SpanKind.CLIENT)[0];
+    const client = (await byKind(SpanKind.CLIENT))[0];
     expect(typeof client?.attributes['gen_ai.response.time_to_first_chunk']).toStrictEqual('number');
     expect(client?.attributes['gen_ai.request.stream']).toStrictEqual(true);
   });
@@ -256,19 +260,19 @@ describe('createTelemetry spans', () => {
   it('records message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns it on', async () => {
     const off = setup();
     (await begin(off.telemetry, {})).end({ status: 200, attempts: 0 });
-    expect(JSON.stringify(off.spans()[0]?.attributes)).not.toContain('hello there');
+    expect(JSON.stringify((await off.spans())[0]?.attributes)).not.toContain('hello there');
 
     for (const value of ['true', 'SPAN_ONLY']) {
       const on = setup({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value });
       const req = (await begin(on.telemetry, {}));
       req.startAttempt(attempt()).end({ status: 200, outcome, output: [{ content: 'hi!', finishReason: 'stop' }] });
       req.end({ status: 200, attempts: 1 });
-      const server = on.byKind(SpanKind.SERVER)[0];
+      const server = (await on.byKind(SpanKind.SERVER))[0];
       expect(server?.attributes['gen_ai.input.messages']).toStrictEqual(
         JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'hello there' }] }]),
       );
       expect(server?.attributes['gen_ai.system_instructions']).toStrictEqual(JSON.stringify([{ type: 'text', content: 'be brief' }]));
-      expect(on.byKind(SpanKind.CLIENT)[0]?.attributes['gen_ai.output.messages']).toStrictEqual(
+      expect((await on.byKind(SpanKind.CLIENT))[0]?.attributes['gen_ai.output.messages']).toStrictEqual(
         JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'hi!' }], finish_reason: 'stop' }]),
       );
     }
@@ -277,17 +281,17 @@ describe('createTelemetry spans', () => {
   it('sets the service name from OTEL_SERVICE_NAME, default sidegate, and resource attributes', async () => {
     const a = setup();
     (await begin(a.telemetry, {})).end({ status: 200, attempts: 0 });
-    expect(a.spans()[0]?.resource.attributes['service.name']).toStrictEqual('sidegate');
+    expect((await a.spans())[0]?.resource.attributes['service.name']).toStrictEqual('sidegate');
     const b = setup({ OTEL_SERVICE_NAME: 'edge-gw', OTEL_RESOURCE_ATTRIBUTES: 'k8s.pod.name=pod-1,service.name=ignored' });
     (await begin(b.telemetry, {})).end({ status: 200, attempts: 0 });
-    expect(b.spans()[0]?.resource.attributes).toMatchObject({ 'service.name': 'edge-gw', 'k8s.pod.name': 'pod-1' });
+    expect((await b.spans())[0]?.resource.attributes).toMatchObject({ 'service.name': 'edge-gw', 'k8s.pod.name': 'pod-1' });
   });
 
   it('is a no-op with OTEL_SDK_DISABLED=true', async () => {
     const { telemetry, spans } = setup({ OTEL_SDK_DISABLED: 'true' });
     const req = (await begin(telemetry, { traceparent }));
     req.end({ status: 200, attempts: 0 });
-    expect(spans()).toStrictEqual([]);
+    expect((await spans())).toStrictEqual([]);
     expect(req.sampled()).toBeUndefined();
   });
 
@@ -296,7 +300,7 @@ describe('createTelemetry spans', () => {
     const req = (await begin(telemetry, {}));
     req.end({ status: 200, attempts: 0 });
     req.end({ status: 500, attempts: 0 });
-    expect(spans()).toHaveLength(1);
+    expect((await spans())).toHaveLength(1);
   });
 });
 
@@ -307,14 +311,14 @@ describe('createTelemetry span times', () => {
     for (let i = 1; i <= 300; i++) req.startAttempt(attempt({ attemptNumber: i })).end({ status: 503, error: new Error('x') });
     req.end({ status: 503, attempts: 300 });
     const nanos = ([s, ns]: [number, number]) => BigInt(s) * 1_000_000_000n + BigInt(ns);
-    const attempts = spans()
+    const attempts = (await spans())
       .filter((s) => s.kind === SpanKind.CLIENT)
       .sort((a, b) => Number(a.attributes['gateway.attempt.number']) - Number(b.attributes['gateway.attempt.number']));
     expect(attempts).toHaveLength(300);
     for (let i = 1; i < attempts.length; i++) {
       expect(nanos(attempts[i]!.startTime) >= nanos(attempts[i - 1]!.endTime)).toBe(true);
     }
-    const server = spans().find((s) => s.kind === SpanKind.SERVER)!;
+    const server = (await spans()).find((s) => s.kind === SpanKind.SERVER)!;
     expect(nanos(server.startTime) <= nanos(attempts[0]!.startTime)).toBe(true);
     expect(nanos(server.endTime) >= nanos(attempts.at(-1)!.endTime)).toBe(true);
   });

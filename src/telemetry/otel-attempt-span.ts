@@ -5,7 +5,7 @@
  * Never throws from its methods.
  */
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import {
   ATTR_ERROR_TYPE,
@@ -112,40 +112,47 @@ export class OtelAttemptSpan implements AttemptSpan {
     this.#ended = true;
     try {
       this.onEnd();
-      const span = this.span;
-      const failed = result.error !== undefined;
-      const errorType = failed ? errorTypeOf(result.error, result.status) : undefined;
-      if (span.isRecording()) {
-        if (result.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
-        if (result.outcome !== undefined) {
-          span.setAttributes(getResponseAttributes(result.outcome));
-          if (result.outcome.usage !== undefined) span.setAttributes(getUsageAttributes(result.outcome.usage));
-          const cost = this.costOf(result.outcome);
-          if (cost !== undefined) span.setAttribute(ATTR_GATEWAY_COST_USD, cost);
-          if (result.outcome.warnings.length > 0) span.setAttribute(ATTR_GATEWAY_WARNINGS, result.outcome.warnings);
-        }
-        if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
-        const capture = this.kit.capture;
-        if (capture !== 'none' && result.output !== undefined) {
-          const content = getOutputContentAttributes(result.output);
-          if (capture === 'span' || capture === 'span_and_event') span.setAttributes(content);
-          if (capture === 'event' || capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
-        }
-      }
-      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
-      span.end(hrTime());
-      const attrs = this.metricAttributes(result.outcome?.responseModel, errorType);
-      this.kit.instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
-      const usage = result.outcome?.usage;
-      if (usage !== undefined) {
-        // Built like `attrs`, not as `{ ...attrs, [key]: … }`: a spread with a computed key takes V8's
-        // slow path, and these two lines were ~6 % of the telemetry CPU per request in a profile.
-        const responseModel = result.outcome?.responseModel;
-        this.kit.instruments.tokenUsage.record(usage.inputTokens, this.metricAttributes(responseModel, errorType, 'input'));
-        this.kit.instruments.tokenUsage.record(usage.outputTokens, this.metricAttributes(responseModel, errorType, 'output'));
-      }
+      // The times now; the rest once the answer is written (after-answer.ts).
+      const endTime = hrTime();
+      const seconds = (performance.now() - this.#startedAt) / 1000;
+      this.kit.afterAnswer.run(() => this.finish(result, endTime, seconds));
     } catch {
       // never throw from end
+    }
+  }
+
+  private finish(result: AttemptEnd, endTime: HrTime, seconds: number): void {
+    const span = this.span;
+    const failed = result.error !== undefined;
+    const errorType = failed ? errorTypeOf(result.error, result.status) : undefined;
+    if (span.isRecording()) {
+      if (result.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
+      if (result.outcome !== undefined) {
+        span.setAttributes(getResponseAttributes(result.outcome));
+        if (result.outcome.usage !== undefined) span.setAttributes(getUsageAttributes(result.outcome.usage));
+        const cost = this.costOf(result.outcome);
+        if (cost !== undefined) span.setAttribute(ATTR_GATEWAY_COST_USD, cost);
+        if (result.outcome.warnings.length > 0) span.setAttribute(ATTR_GATEWAY_WARNINGS, result.outcome.warnings);
+      }
+      if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      const capture = this.kit.capture;
+      if (capture !== 'none' && result.output !== undefined) {
+        const content = getOutputContentAttributes(result.output);
+        if (capture === 'span' || capture === 'span_and_event') span.setAttributes(content);
+        if (capture === 'event' || capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
+      }
+    }
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+    span.end(endTime);
+    const attrs = this.metricAttributes(result.outcome?.responseModel, errorType);
+    this.kit.instruments.operationDuration.record(seconds, attrs);
+    const usage = result.outcome?.usage;
+    if (usage !== undefined) {
+      // Built like `attrs`, not as `{ ...attrs, [key]: … }`: a spread with a computed key takes V8's
+      // slow path, and these two lines were ~6 % of the telemetry CPU per request in a profile.
+      const responseModel = result.outcome?.responseModel;
+      this.kit.instruments.tokenUsage.record(usage.inputTokens, this.metricAttributes(responseModel, errorType, 'input'));
+      this.kit.instruments.tokenUsage.record(usage.outputTokens, this.metricAttributes(responseModel, errorType, 'output'));
     }
   }
 

@@ -23,6 +23,7 @@ async function serverSpan(env: Record<string, string>, extra: Pick<RequestStart,
       ...extra,
     })
     .end({ status: 200, attempts: 0 });
+  await telemetry.forceFlush(); // spans do their ending work after the answer (after-answer.ts)
   return exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
 }
 

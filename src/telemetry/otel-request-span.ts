@@ -5,7 +5,7 @@
  * children. Also records `gen_ai.server.request.duration`. Never throws from its methods.
  */
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type HrTime, type Link, type Span } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import {
   ATTR_ERROR_TYPE,
@@ -122,32 +122,39 @@ class OtelRequestSpan implements RequestSpan {
     try {
       // No span is left open: an attempt the router never ended shares the request's fate.
       for (const attempt of [...this.#open]) attempt.end({ error: result.error ?? new ClientAbortError() });
-      const errorType = errorTypeOf(result.error, result.status);
-      const span = this.span;
-      if (span.isRecording()) {
-        span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
-        span.setAttribute(ATTR_GATEWAY_ATTEMPTS, result.attempts);
-        if (result.finalTarget !== undefined) span.setAttribute(ATTR_GATEWAY_TARGET_INDEX, result.finalTarget);
-        if (result.outcome !== undefined) span.setAttributes(getResponseAttributes(result.outcome));
-        if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
-      }
-      // Decision 4: a 4xx is the client's doing (status unset); a 5xx or an abort is an error.
-      if (result.error instanceof ClientAbortError || result.status >= 500) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
-      }
-      span.end(hrTime());
-      const attrs: Attributes = {
-        [ATTR_GEN_AI_OPERATION_NAME]: this.operation,
-        [ATTR_GEN_AI_REQUEST_MODEL]: this.model,
-        [ATTR_HTTP_RESPONSE_STATUS_CODE]: result.status,
-      };
-      if (result.outcome?.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = result.outcome.responseModel;
-      if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
-      // Request and attempt counts are the `_count` of these histograms: no separate counters, since
-      // each recorded instrument costs an attribute hash per metric reader on the hot path.
-      this.kit.instruments.requestDuration.record((performance.now() - this.#startedAt) / 1000, attrs);
+      // The times now; the rest once the answer is written (after-answer.ts).
+      const endTime = hrTime();
+      const seconds = (performance.now() - this.#startedAt) / 1000;
+      this.kit.afterAnswer.run(() => this.finish(result, endTime, seconds));
     } catch {
       // never throw from end
     }
+  }
+
+  private finish(result: RequestEnd, endTime: HrTime, seconds: number): void {
+    const errorType = errorTypeOf(result.error, result.status);
+    const span = this.span;
+    if (span.isRecording()) {
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
+      span.setAttribute(ATTR_GATEWAY_ATTEMPTS, result.attempts);
+      if (result.finalTarget !== undefined) span.setAttribute(ATTR_GATEWAY_TARGET_INDEX, result.finalTarget);
+      if (result.outcome !== undefined) span.setAttributes(getResponseAttributes(result.outcome));
+      if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+    }
+    // Decision 4: a 4xx is the client's doing (status unset); a 5xx or an abort is an error.
+    if (result.error instanceof ClientAbortError || result.status >= 500) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+    }
+    span.end(endTime);
+    const attrs: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: this.operation,
+      [ATTR_GEN_AI_REQUEST_MODEL]: this.model,
+      [ATTR_HTTP_RESPONSE_STATUS_CODE]: result.status,
+    };
+    if (result.outcome?.responseModel !== undefined) attrs[ATTR_GEN_AI_RESPONSE_MODEL] = result.outcome.responseModel;
+    if (errorType !== undefined) attrs[ATTR_ERROR_TYPE] = errorType;
+    // Request and attempt counts are the `_count` of these histograms: no separate counters, since
+    // each recorded instrument costs an attribute hash per metric reader on the hot path.
+    this.kit.instruments.requestDuration.record(seconds, attrs);
   }
 }

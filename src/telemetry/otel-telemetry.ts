@@ -24,6 +24,7 @@ import { readOtlpWorker } from './read-otlp-worker.js';
 import { readPropagateUpstream } from './read-propagate-upstream.js';
 import type { OtelConfig } from './read-otel-config.js';
 import { shutdownWithDeadline } from './shutdown-with-deadline.js';
+import { AfterAnswer } from './after-answer.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
 import type { RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
@@ -81,6 +82,7 @@ export class OtelTelemetry implements SidegateTelemetry {
       pricing: loadPricingTable(deps.env.SIDEGATE_PRICING_FILE),
       propagateUpstream: readPropagateUpstream(deps.env),
       capture: config.captureContent,
+      afterAnswer: new AfterAnswer(),
     };
   }
 
@@ -112,11 +114,13 @@ export class OtelTelemetry implements SidegateTelemetry {
   }
 
   async renderMetrics(): Promise<string> {
+    this.#kit.afterAnswer.flush(); // requests already answered are counted
     const { resourceMetrics } = await this.#metricsSource.collect();
     return this.#serializer.serialize(resourceMetrics);
   }
 
   async forceFlush(): Promise<void> {
+    this.#kit.afterAnswer.flush();
     await Promise.allSettled([this.#provider.forceFlush(), this.#meterProvider.forceFlush()]);
   }
 
@@ -127,6 +131,7 @@ export class OtelTelemetry implements SidegateTelemetry {
   async shutdown(deadlineMs = 5000): Promise<void> {
     // The final flush is one more export: bounded by the exporter's own timeout as well, so a
     // collector that never answers holds the exit no longer than an export would wait for it.
+    this.#kit.afterAnswer.flush();
     const bound = Math.min(deadlineMs, this.config.traces.timeoutMillis, this.config.metrics.timeoutMillis);
     await shutdownWithDeadline([this.#provider, this.#meterProvider], bound);
   }

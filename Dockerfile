@@ -12,7 +12,12 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-bookworm-slim
+# MALLOC_TRIM_THRESHOLD_: glibc gives freed memory back to the system past 128 KiB instead of its
+# adaptive default, so the ~10 MB V8's compiler thread frees after tiering up undici's HTTP parser
+# does not stay resident (idle RSS 71-72 MB in every process instead of 72 or 82; no measurable
+# CPU cost: README "Idle memory").
 ENV NODE_ENV=production \
+    MALLOC_TRIM_THRESHOLD_=131072 \
     SIDEGATE_HOST=0.0.0.0 \
     SIDEGATE_PORT=8787 \
     OTEL_SERVICE_NAME=sidegate

@@ -34,11 +34,17 @@ export const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 export const round = (x, digits = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * glibc's malloc setting the sidegate image sets (Dockerfile): every process of the bench runs
+ * with it (the floor's and the peer's too, so the comparison stays even). See README "Idle memory".
+ */
+const MALLOC_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
 export function start(file, argv = [], env = {}, execArgv = []) {
   const child = fork(join(here, file), argv, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     execArgv: ['--expose-gc', ...execArgv],
-    env: { ...process.env, ...env },
+    env: { ...MALLOC_ENV, ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     // The first line that is a JSON object; V8 tracing flags (--trace-gc, --trace-deopt) write to stdout too.

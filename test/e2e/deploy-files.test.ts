@@ -194,4 +194,11 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/main.js"]');
     expect(JSON.parse(read('package.json')).bin.sidegate).toStrictEqual('dist/main.js');
   });
+
+  it('sets the malloc trim threshold the benchmark measures idle memory with', () => {
+    const image = /MALLOC_TRIM_THRESHOLD_=(\d+)/.exec(dockerfile)?.[1];
+    const bench = /MALLOC_TRIM_THRESHOLD_: '(\d+)'/.exec(read('bench/processes.mjs'))?.[1];
+    expect(image).toBeDefined();
+    expect(image).toStrictEqual(bench);
+  });
 });

@@ -18,6 +18,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { oneRunAtATime } from '../one-run-at-a-time.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
@@ -168,44 +169,29 @@ async function openStore(
     throw new VirtualKeyStoreError(`${source.file}: ${(err as Error).message}`);
   }
 
-  let reloading: Promise<void> | undefined;
-  let rerun = false;
   let lastBadRaw: string | undefined;
-  const reload = (): Promise<void> => {
-    if (reloading) {
-      // A change may have landed after the running reload read the file: read once more after it.
-      rerun = true;
-      return reloading;
-    }
-    reloading = (async () => {
+  // A change may land after the running reload read the file: oneRunAtATime reads once more.
+  const reload = oneRunAtATime(async () => {
+    try {
+      const raw = await readRaw();
+      if (raw === lastRaw || raw === lastBadRaw) return;
       try {
-        const raw = await readRaw();
-        if (raw === lastRaw || raw === lastBadRaw) return;
-        try {
-          const list = raw === undefined ? [] : await source.load(raw);
-          keys = toMap(list);
-          lastRaw = raw;
-          lastBadRaw = undefined;
-          settings.onReload?.({ ok: true });
-        } catch (err) {
-          lastBadRaw = raw;
-          const message = `virtual keys: ignoring invalid ${source.file} (keeping the ${keys.size} previous keys): ${(err as Error).message}`;
-          log.warn(message);
-          settings.onReload?.({ ok: false, error: message });
-        }
+        const list = raw === undefined ? [] : await source.load(raw);
+        keys = toMap(list);
+        lastRaw = raw;
+        lastBadRaw = undefined;
+        settings.onReload?.({ ok: true });
       } catch (err) {
-        // Mid-swap a Secret's file can be briefly missing; the next event or poll retries.
-        log.warn(`virtual keys: ${(err as Error).message}`);
-      } finally {
-        reloading = undefined;
-        if (rerun) {
-          rerun = false;
-          void reload();
-        }
+        lastBadRaw = raw;
+        const message = `virtual keys: ignoring invalid ${source.file} (keeping the ${keys.size} previous keys): ${(err as Error).message}`;
+        log.warn(message);
+        settings.onReload?.({ ok: false, error: message });
       }
-    })();
-    return reloading;
-  };
+    } catch (err) {
+      // Mid-swap a Secret's file can be briefly missing; the next event or poll retries.
+      log.warn(`virtual keys: ${(err as Error).message}`);
+    }
+  });
 
   const stopWatching = watchForChanges(source.file, () => void reload(), settings.pollIntervalMs ?? 10_000);
 

@@ -20,6 +20,7 @@ import { writeFileAtomic } from '../keys/write-file-atomic.js';
 import type { PromptFile, PromptSnapshot } from './build-snapshot.js';
 import type { PromptVersion, TemplateProblem } from './prompt-template.js';
 import type { PartialResolver } from './render-prompt.js';
+import { oneRunAtATime } from '../one-run-at-a-time.js';
 import { watchDirs } from '../watch-dirs.js';
 
 /**
@@ -103,29 +104,15 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
     options.onReload?.(next.problems);
   };
 
-  let reloading: Promise<void> | undefined;
-  let rerun = false;
-  const reload = (): Promise<void> => {
-    if (reloading) {
-      rerun = true; // a change may have landed after the running reload listed the files
-      return reloading;
+  // A change may land after the running reload listed the files: oneRunAtATime reads once more.
+  const reload = oneRunAtATime(async () => {
+    try {
+      const { files, sig } = await readPromptDir(dir);
+      if (sig !== signature) await install(files, sig);
+    } catch (err) {
+      log.warn(`prompts: cannot read ${dir}: ${(err as Error).message}`);
     }
-    reloading = (async () => {
-      try {
-        const { files, sig } = await readPromptDir(dir);
-        if (sig !== signature) await install(files, sig);
-      } catch (err) {
-        log.warn(`prompts: cannot read ${dir}: ${(err as Error).message}`);
-      } finally {
-        reloading = undefined;
-        if (rerun) {
-          rerun = false;
-          void reload();
-        }
-      }
-    })();
-    return reloading;
-  };
+  });
 
   const watcher = watchDirs(() => void reload(), { pollMs: options.pollIntervalMs ?? 5_000 });
   const initial = await readPromptDir(dir);
@@ -144,8 +131,7 @@ export async function openPromptStore(options: PromptStoreOptions): Promise<Prom
   };
   const forceReload = async () => {
     signature = undefined;
-    await reload();
-    if (reloading) await reloading;
+    await reload(); // a reload under way is followed by one that sees the reset signature
   };
 
   const store: PromptStore = {

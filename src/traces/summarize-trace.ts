@@ -57,19 +57,12 @@ export interface FeedbackSummary {
   versions: number;
 }
 
-/** Usage, cost and feedback of the calls rendered from one prompt version. */
-export interface PromptVersionTotals {
+/** Usage, cost and feedback of the calls rendered from one prompt version: a trace's totals but spans. */
+export interface PromptVersionTotals extends Omit<TraceTotals, 'spans'> {
   prompt_id: string;
   prompt_version: number;
   /** Request spans rendered from this version. */
   requests: number;
-  llm_calls: number;
-  failed_attempts: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  feedback_count: number;
-  feedback_weighted_mean: number | null;
 }
 
 export interface TraceOverview {
@@ -113,26 +106,18 @@ export function overviewOf(spans: readonly StoredSpan[]): TraceOverview {
   const ids = new Set(spans.map((s) => s.spanId));
   const root = timed.find((s) => s.parentSpanId === '' || !ids.has(s.parentSpanId)) ?? sorted[0];
 
-  const totals: TraceTotals = {
-    spans: spans.length,
-    llm_calls: 0,
-    failed_attempts: 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    cost_usd: 0,
-    feedback_count: 0,
-    feedback_weighted_mean: null,
-  };
+  const totals: TraceTotals = { spans: spans.length, ...noUsage() };
   for (const span of spans) {
     const role = roleOf(span);
     if (role === 'attempt' || role === 'log') addUsage(totals, span, role);
   }
-  // Sums of nano-dollar amounts: round away the float noise.
-  totals.cost_usd = Math.round(totals.cost_usd * 1e9) / 1e9;
+  totals.cost_usd = roundCost(totals.cost_usd);
   const feedback = latestFeedback(spans);
   totals.feedback_count = feedback.length;
-  const weights = feedback.reduce((sum, f) => sum + f.weight, 0);
-  if (weights > 0) totals.feedback_weighted_mean = Math.round((feedback.reduce((sum, f) => sum + f.value * f.weight, 0) / weights) * 1e6) / 1e6;
+  totals.feedback_weighted_mean = weightedMean(
+    feedback.reduce((sum, f) => sum + f.value * f.weight, 0),
+    feedback.reduce((sum, f) => sum + f.weight, 0),
+  );
 
   return {
     trace_id: spans[0]?.traceId ?? '',
@@ -160,20 +145,7 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
     if (typeof id !== 'string' || version === null) return undefined;
     const key = `${id}@${version}`;
     if (!groups.has(key)) {
-      groups.set(key, {
-        prompt_id: id,
-        prompt_version: version,
-        requests: 0,
-        llm_calls: 0,
-        failed_attempts: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0,
-        feedback_count: 0,
-        feedback_weighted_mean: null,
-        weights: 0,
-        weighted: 0,
-      });
+      groups.set(key, { prompt_id: id, prompt_version: version, requests: 0, ...noUsage(), weights: 0, weighted: 0 });
     }
     return key;
   };
@@ -187,7 +159,10 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
     return undefined;
   };
 
-  for (const span of spans) if (roleOf(span) === 'request' && keyOf(span) !== undefined) groups.get(keyOf(span)!)!.requests += 1;
+  for (const span of spans) {
+    const key = roleOf(span) === 'request' ? keyOf(span) : undefined;
+    if (key !== undefined) groups.get(key)!.requests += 1;
+  }
   for (const span of spans) {
     const role = roleOf(span);
     if (role !== 'attempt' && role !== 'log') continue;
@@ -207,11 +182,22 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
   }
   return [...groups.values()]
     .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.prompt_version - b.prompt_version)
-    .map(({ weights, weighted, ...g }) => ({
-      ...g,
-      cost_usd: Math.round(g.cost_usd * 1e9) / 1e9,
-      feedback_weighted_mean: weights > 0 ? Math.round((weighted / weights) * 1e6) / 1e6 : null,
-    }));
+    .map(({ weights, weighted, ...g }) => ({ ...g, cost_usd: roundCost(g.cost_usd), feedback_weighted_mean: weightedMean(weighted, weights) }));
+}
+
+/** The usage and feedback fields of a trace's or a prompt version's totals, before anything is added. */
+function noUsage(): Omit<TraceTotals, 'spans'> {
+  return { llm_calls: 0, failed_attempts: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, feedback_count: 0, feedback_weighted_mean: null };
+}
+
+/** Sums of nano-dollar amounts, with the float noise rounded away. */
+function roundCost(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
+/** The weighted mean of feedback values to six places, or null without weight. */
+function weightedMean(weighted: number, weights: number): number | null {
+  return weights > 0 ? Math.round((weighted / weights) * 1e6) / 1e6 : null;
 }
 
 type Usage = Pick<TraceTotals, 'llm_calls' | 'failed_attempts' | 'input_tokens' | 'output_tokens' | 'cost_usd'>;

@@ -103,10 +103,7 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
   };
   const providers: ProviderRegistry = {
     // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
-    google: createGeminiProvider({
-      ...upstream,
-      ...(settings.fetchMediaUrls ? { fetchMedia: createMediaFetcher() } : {}),
-    }),
+    google: createGeminiProvider(settings.fetchMediaUrls ? Object.assign({ fetchMedia: createMediaFetcher() }, upstream) : upstream),
     openai: createOpenAIProvider(upstream),
     ...deps.providers,
   };
@@ -141,12 +138,12 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
-    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute({ ...operationDeps, settings, contextEnv }) },
+    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute(Object.assign({ settings, contextEnv }, operationDeps)) },
     // Every other front door is imported on its first request (lazy-routes.ts): a sidecar that
     // serves only chat completions never compiles or holds their schemas and translators.
     ...lazyRoutes([{ method: 'POST', path: '/v1/embeddings' }], async () => {
       const { createEmbeddingsRoute } = await import('./embeddings-route.js');
-      return [{ method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute({ ...operationDeps, settings, contextEnv }) }];
+      return [{ method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute(Object.assign({ settings, contextEnv }, operationDeps)) }];
     }),
     ...lazyRoutes(
       [
@@ -159,7 +156,7 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
       ],
       async () => {
         const { createPromptRoutes } = await import('../prompts/prompt-routes.js');
-        return createPromptRoutes({ ...operationDeps, contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes });
+        return createPromptRoutes(Object.assign({}, operationDeps, { contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes }));
       },
     ),
     ...lazyRoutes(
@@ -197,7 +194,7 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
       ],
       async () => {
         const { createResponsesRoutes } = await import('../responses/responses-route.js');
-        return createResponsesRoutes({ ...operationDeps, settings, contextEnv, store: responseStore, log });
+        return createResponsesRoutes(Object.assign({}, operationDeps, { settings, contextEnv, store: responseStore, log }));
       },
     ),
     ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),

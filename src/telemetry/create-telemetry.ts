@@ -44,7 +44,7 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): SidegateT
   const config = readOtelConfig(env, warn);
   const spanIds = options.spanIdRegistry ?? new SpanIdRegistry();
   if (config.disabled) {
-    return { ...noopTelemetry, config, spanIds, forceFlush: async () => {}, droppedSpans: () => 0 };
+    return Object.assign({}, noopTelemetry, { config, spanIds, forceFlush: async () => {}, droppedSpans: () => 0 });
   }
   return new OtelTelemetry(config, {
     env,

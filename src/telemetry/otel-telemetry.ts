@@ -54,11 +54,14 @@ export class OtelTelemetry implements SidegateTelemetry {
     this.config = config;
     this.spanIds = deps.registry;
     const resource = defaultResource().merge(
-      resourceFromAttributes({
-        ...config.resourceAttributes,
-        [ATTR_SERVICE_NAME]: config.serviceName,
-        ...(deps.serviceVersion !== undefined ? { [ATTR_SERVICE_VERSION]: deps.serviceVersion } : {}),
-      }),
+      resourceFromAttributes(
+        Object.assign(
+          {},
+          config.resourceAttributes,
+          { [ATTR_SERVICE_NAME]: config.serviceName },
+          deps.serviceVersion !== undefined ? { [ATTR_SERVICE_VERSION]: deps.serviceVersion } : {},
+        ),
+      ),
     );
     const metrics = createMetrics(config, resource, deps.serviceVersion);
     this.#meterProvider = metrics.meterProvider;

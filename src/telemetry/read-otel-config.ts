@@ -210,10 +210,7 @@ class EnvReader {
       if (URL.canParse(candidate)) url = candidate;
       else this.warn(`OTLP endpoint ${candidate} is not a URL; using ${fallbackUrl}`);
     }
-    const headers = {
-      ...this.keyPairs('OTEL_EXPORTER_OTLP_HEADERS'),
-      ...this.keyPairs(`OTEL_EXPORTER_OTLP_${signal}_HEADERS`),
-    };
+    const headers = Object.assign(this.keyPairs('OTEL_EXPORTER_OTLP_HEADERS'), this.keyPairs(`OTEL_EXPORTER_OTLP_${signal}_HEADERS`));
     const timeoutMillis =
       this.optionalNumber(`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`, 1) ?? this.optionalNumber('OTEL_EXPORTER_OTLP_TIMEOUT', 1) ?? 10_000;
     const compressionName = (this.string(`OTEL_EXPORTER_OTLP_${signal}_COMPRESSION`) ?? this.string('OTEL_EXPORTER_OTLP_COMPRESSION'))?.toLowerCase();

@@ -30,7 +30,7 @@ USER node
 EXPOSE 8787
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SIDEGATE_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# SIGTERM drains in-flight requests and flushes spans (see src/server/start.ts).
+# SIGTERM drains in-flight requests and flushes spans (see src/gateway/start-gateway.ts).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve"]

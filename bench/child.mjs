@@ -28,14 +28,14 @@ if (role === 'emulator') {
   await load('server/hold-young-generation.js').catch((err) => {
     if (err.code !== 'ERR_MODULE_NOT_FOUND') throw err;
   });
-  const { startGateway } = await load('server/start.js');
+  const { startGateway } = await load('gateway/start-gateway.js');
   const { createTelemetry } = await load('telemetry/create-telemetry.js');
   const telemetry = createTelemetry({ env: process.env, logger: () => {} });
   const deps = { telemetry, log: () => {} };
   const connections = Number(process.env.BENCH_UPSTREAM_CONNECTIONS ?? 0);
   if (connections > 0) {
     const { createGeminiProvider } = await load('providers/gemini/gemini-provider.js');
-    const { Agent } = await load('providers/http-client.js');
+    const { Agent } = await load('http-client.js');
     deps.providers = { google: createGeminiProvider({ dispatcher: new Agent({ keepAliveTimeout: 30_000, connections }) }) };
   }
   const gateway = await startGateway({ port: 0, geminiBaseUrl: baseUrl, apiKeys: [key] }, deps);

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { installProbe } from './probe.mjs';
 
-// The same two undici modules sidegate loads (src/providers/http-client.ts), so idle memory compares
+// The same two undici modules sidegate loads (src/http-client.ts), so idle memory compares
 // like with like: a Pool and the request API, not undici's whole entry.
 const load = createRequire(import.meta.url);
 const Pool = load('undici/lib/dispatcher/pool.js');

@@ -4,7 +4,7 @@
  * and what happened.
  * No network, no key: the emulator accepts any provider key.
  */
-import { startGateway } from './server/start.js';
+import { startGateway } from './gateway/start-gateway.js';
 
 const GATEWAY_KEY = 'demo-gateway-key';
 

@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
 async function serve(argv: string[]): Promise<number> {
   await import('./server/hold-young-generation.js');
   const { loadSettings, SettingsError } = await import('./config/settings.js');
-  const { startGateway } = await import('./server/start.js');
+  const { startGateway } = await import('./gateway/start-gateway.js');
   let settings;
   try {
     settings = loadSettings(argv, process.env);

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { issueToError } from '../openai/parse-chat-request.js';
 import { mapTraceId } from '../telemetry/map-id.js';
+import type { FeedbackVersion } from '../telemetry/telemetry.js';
 
 const Metadata = z
   .record(z.string().min(1).max(128), z.string().max(1024))
@@ -31,18 +32,6 @@ const FeedbackUpdate = z.strictObject({
   weight: Weight.optional(),
   metadata: Metadata.optional(),
 });
-
-/** One version of one feedback, ready to record. */
-export interface FeedbackVersion {
-  id: string;
-  /** 32-hex trace id (Decision 2). */
-  traceId: string;
-  /** The client's own trace id string, when it gave one (kept as `gateway.trace_id`). */
-  clientTraceId?: string;
-  value: number;
-  weight: number;
-  metadata: Record<string, string>;
-}
 
 const FEEDBACK_ID = /^fb-([0-9a-f]{32})-[0-9a-f]{16}$/;
 

@@ -17,7 +17,8 @@ import type { Route } from '../server/app.js';
 import { sendJson } from '../server/respond.js';
 import { createGeminiFilesClient, type GeminiFilesClient, type ProviderCredential } from '../providers/gemini/gemini-files-client.js';
 import { fileTooLarge, parseUploadForm } from './parse-upload-form.js';
-import { fileIdFromName, toOpenAIFile, type OpenAIFilePurpose } from './to-openai-file.js';
+import { fileIdFromName } from '../openai/file-id.js';
+import { toOpenAIFile, type OpenAIFilePurpose } from './to-openai-file.js';
 
 export interface FilesRouteDeps {
   settings: Settings;

@@ -5,6 +5,7 @@
  */
 import { scrubSecrets } from '../scrub-secrets.js';
 import type { GeminiFile } from '../providers/gemini/gemini-files-client.js';
+import { fileIdFromName } from '../openai/file-id.js';
 
 export type OpenAIFilePurpose = 'assistants' | 'batch' | 'fine-tune' | 'vision' | 'user_data' | 'evals';
 
@@ -22,11 +23,6 @@ export interface OpenAIFileObject {
   /** The provider file URL to use in an `image_url` part. */
   uri: string;
   mime_type: string;
-}
-
-/** The id in a `files/<id>` resource name. */
-export function fileIdFromName(name: string): string {
-  return name.startsWith('files/') ? name.slice('files/'.length) : name;
 }
 
 export function toOpenAIFile(

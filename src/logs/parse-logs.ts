@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { formatParam, issueToError } from '../openai/parse-chat-request.js';
 import { mapSpanId, mapTraceId } from '../telemetry/map-id.js';
+import type { LogEntry, LoggedRequest as LoggedRequestFields, LoggedResponse as LoggedResponseFields } from '../telemetry/telemetry.js';
 
 export const MAX_LOGS_PER_BATCH = 1000;
 /** The same limits as `x-gateway-metadata` (README "Tracing"). */
@@ -75,37 +76,6 @@ const Log = z.strictObject({
 
 type RawLog = z.infer<typeof Log>;
 
-export interface LoggedRequest {
-  url?: string;
-  method?: string;
-  headers?: Record<string, string | string[]>;
-  body?: unknown;
-}
-
-export interface LoggedResponse {
-  status?: number;
-  headers?: Record<string, string | string[]>;
-  body?: unknown;
-}
-
-/** A validated log with its ids mapped (Decision 2) and its times resolved. */
-export interface LogEntry {
-  /** 32-hex trace id, and the client's own string (kept as `gateway.trace_id`); absent = new trace. */
-  trace?: { id: string; client: string };
-  /** 16-hex span id the client asked for, and its own string (kept as `gateway.span_id`). */
-  span?: { id: string; client: string };
-  /** 16-hex id of the parent span (in `trace`). */
-  parentSpanId?: string;
-  spanName?: string;
-  request: LoggedRequest;
-  response?: LoggedResponse;
-  /** Metadata other than the four id/name keys. */
-  metadata: Record<string, string>;
-  /** Start and end, ms since the epoch (fractions allowed). */
-  startMs: number;
-  endMs: number;
-}
-
 /**
  * Validates a parsed JSON body. Throws `InvalidRequestError` (400, `param` set) on the first
  * problem; returns the logs in the order given.
@@ -143,14 +113,14 @@ function toEntry(raw: RawLog, now: number): LogEntry {
   const startMs =
     raw.created_at === undefined ? now - responseTime : typeof raw.created_at === 'number' ? raw.created_at : Date.parse(raw.created_at);
   const entry: LogEntry = {
-    request: raw.request as LoggedRequest,
+    request: raw.request as LoggedRequestFields,
     metadata: metadata as Record<string, string>,
     startMs,
     endMs: startMs + responseTime,
   };
   if (raw.response !== undefined) {
     const { response_time: _ms, ...response } = raw.response;
-    entry.response = response as LoggedResponse;
+    entry.response = response as LoggedResponseFields;
   }
   if (traceId !== undefined) entry.trace = { id: mapTraceId(traceId), client: traceId };
   if (spanId !== undefined) entry.span = { id: mapSpanId(spanId), client: spanId };

@@ -18,7 +18,7 @@
 import type { ClientSignal } from '../client-signal.js';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, request, type Dispatcher } from '../providers/http-client.js';
+import { Agent, request, type Dispatcher } from '../http-client.js';
 import { ClientAbortError, InvalidRequestError } from '../errors.js';
 import { classifyAddress } from './classify-address.js';
 import { normalizeMediaMimeType } from './mime-types.js';

@@ -10,14 +10,13 @@
 import type { IncomingMessage } from 'node:http';
 import { InvalidRequestError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
-import { adminKeyCheck } from '../server/admin-routes.js';
+import { adminKeyCheck } from '../server/auth.js';
 import type { Route } from '../server/app.js';
-import { chatCompletionsAdapter } from '../server/chat-route.js';
 import type { OperationDeps } from '../server/open-operation.js';
 import { readJsonBody } from '../server/read-body.js';
 import { readRequestContext, type RequestContextEnv } from '../server/request-context.js';
 import { sendJson } from '../server/respond.js';
-import { runChatOperation, type ChatResponseAdapter } from '../server/run-chat-operation.js';
+import { chatCompletionsAdapter, runChatOperation, type ChatResponseAdapter } from '../server/run-chat-operation.js';
 import {
   ATTR_GATEWAY_PROMPT_ID,
   ATTR_GATEWAY_PROMPT_LABEL,

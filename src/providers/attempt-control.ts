@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import type { ClientSignal } from '../client-signal.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../errors.js';
-import type { Dispatcher } from './http-client.js';
+import type { Dispatcher } from '../http-client.js';
 
 /**
  * The abort signal handed to undici for one attempt. undici accepts an EventEmitter with an

@@ -9,7 +9,7 @@ import { UpstreamError } from '../errors.js';
 import { serializedLength, serializeJsonBody } from '../openai/inline-blobs.js';
 import { ANSWER_WEIGHT, type InflightBudget } from '../overload/inflight-budget.js';
 import type { AttemptControl } from './attempt-control.js';
-import type { Dispatcher, request } from './http-client.js';
+import type { Dispatcher, request } from '../http-client.js';
 
 export async function postJson(
   send: typeof request,

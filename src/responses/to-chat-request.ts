@@ -18,7 +18,7 @@
  * ignore → an `ignored_param:<name>` warning.
  */
 import { InvalidRequestError } from '../errors.js';
-import { fileIdFromName } from '../files/to-openai-file.js';
+import { fileIdFromName } from '../openai/file-id.js';
 import type { ChatCompletionRequest, ChatMessage, Tool, UserContentPart } from '../openai/chat-request.js';
 import type { ResponsesRequest, InputItem, MessagePart, ResponsesTool } from './responses-request.js';
 

@@ -19,28 +19,9 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { canonicalHeader, usesPortkeyPrefix } from '../config/header-aliases.js';
 import type { RoutingConfig, RoutingConfigStore } from '../config/routing-config.js';
 import type { SpanIdRegistry } from '../telemetry/span-id-registry.js';
+import type { RequestTrace } from '../telemetry/telemetry.js';
 import { readCredentialHeaders, type RequestCredentials } from './read-credential-headers.js';
 import { readTraceHeaders } from './read-trace-headers.js';
-
-/** The ids and names of the gateway's request span, chosen here so they do not depend on telemetry. */
-export interface RequestTrace {
-  /** 32-hex trace id of the request span (the client's, mapped, or new). */
-  traceId: string;
-  /** 16-hex id of the request span (the one the client asked for when free, else new). */
-  spanId: string;
-  /** Sampled flag of the incoming context (`SAMPLED` for a new trace). */
-  traceFlags: number;
-  /** The span the request span is filed under (remote), if any. */
-  parent?: SpanContext;
-  /** The client's own `x-gateway-trace-id` (echoed in the response, kept as `gateway.trace_id`). */
-  clientTraceId?: string;
-  /** The client's own `x-gateway-span-id` (kept as `gateway.span_id`). */
-  clientSpanId?: string;
-  /** A requested span id already used in this trace: the request span links to its first holder. */
-  reusedSpanId?: string;
-  /** `x-gateway-span-name`. */
-  spanName?: string;
-}
 
 export interface RequestContext {
   /** `baggage` merged with `x-gateway-metadata` (which wins); frozen. */

@@ -6,7 +6,7 @@
  */
 import { ROOT_CONTEXT, TraceFlags, defaultTextMapSetter, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { RequestTrace } from './request-context.js';
+import type { RequestTrace } from '../telemetry/telemetry.js';
 
 const propagator = new W3CTraceContextPropagator();
 

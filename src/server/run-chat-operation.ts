@@ -19,7 +19,7 @@
  * - The adapter is per request, so it may keep state (e.g. text accumulated across chunks).
  */
 import type { ServerResponse } from 'node:http';
-import { ClientAbortError } from '../errors.js';
+import { ClientAbortError, toErrorResponse } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
 import type { CallOutcome, ChatResult } from '../providers/provider.js';
@@ -115,3 +115,18 @@ async function stream(ctx: RouteContext, op: Operation, res: ServerResponse, ada
     op.end(result.status, outcome);
   }
 }
+
+/**
+ * The chat-completions wire shapes (DESIGN Decision 8 for a failure mid-stream): the answer of
+ * `POST /v1/chat/completions` and of prompt completions, so it lives here, below both doors.
+ */
+export const chatCompletionsAdapter: ChatResponseAdapter = {
+  route: '/v1/chat/completions',
+  json: (result) => result.completion,
+  streamChunk: (chunk) => [{ data: chunk }],
+  streamEnd: () => [{ data: '[DONE]' }],
+  streamError(error) {
+    const { message, type, code } = toErrorResponse(error).body.error;
+    return [{ data: { error: { message, type, code } } }];
+  },
+};

@@ -5,7 +5,7 @@
  * a summary count the latest version of each id, and the metadata goes in `gateway.metadata.<key>`.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
-import type { FeedbackVersion } from '../feedback/parse-feedback.js';
+import type { FeedbackVersion } from './telemetry.js';
 import { ATTR_GATEWAY_TRACE_ID, METADATA_ATTRIBUTE_PREFIX } from './gateway-attributes.js';
 import { millisToHrTime, type SpanRecord } from './emit-span.js';
 

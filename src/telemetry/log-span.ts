@@ -18,7 +18,7 @@ import {
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import { z } from 'zod';
-import type { LogEntry } from '../logs/parse-logs.js';
+import type { IdentifiedLog } from './telemetry.js';
 import { ChatMessage, type ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome, NormalizedUsage } from '../providers/provider.js';
 import {
@@ -38,11 +38,6 @@ export const ATTR_GATEWAY_LOG_ID = 'gateway.log.id';
 export const ATTR_GATEWAY_LOG_REQUEST_BODY = 'gateway.log.request.body';
 export const ATTR_GATEWAY_LOG_RESPONSE_BODY = 'gateway.log.response.body';
 const CONTENT_EVENT = 'gen_ai.client.inference.operation.details';
-
-/** A validated log and the id the gateway gave it. */
-export interface IdentifiedLog extends LogEntry {
-  id: string;
-}
 
 export interface LogSpanOptions {
   capture: ContentCapture;

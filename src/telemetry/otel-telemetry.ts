@@ -14,9 +14,8 @@ import { createMetrics } from './create-metrics.js';
 import { createTracerProvider } from './create-tracer-provider.js';
 import { DropReporter } from './drop-reporter.js';
 import { emitSpan } from './emit-span.js';
-import type { FeedbackVersion } from '../feedback/parse-feedback.js';
 import { feedbackToSpan } from './feedback-span.js';
-import { logToSpan, type IdentifiedLog } from './log-span.js';
+import { logToSpan } from './log-span.js';
 import { noopTelemetry } from './noop-telemetry.js';
 import { startOtelRequestSpan } from './otel-request-span.js';
 import { loadPricingTable } from './pricing.js';
@@ -27,7 +26,7 @@ import { shutdownWithDeadline } from './shutdown-with-deadline.js';
 import { AfterAnswer } from './after-answer.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
-import type { RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
+import type { FeedbackVersion, IdentifiedLog, RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
 import { SPAN_EXPORT_WORKER_URL } from './worker-span-processor.js';
 
 export interface OtelTelemetryDeps {

@@ -6,20 +6,18 @@
  * ended exactly once; implementations never throw from any method (telemetry never hurts the
  * request).
  */
+import type { SpanContext } from '@opentelemetry/api';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { CallOutcome } from '../providers/provider.js';
-import type { RequestContext } from '../server/request-context.js';
 import type { OtelConfig } from './read-otel-config.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
-import type { FeedbackVersion } from '../feedback/parse-feedback.js';
-import type { IdentifiedLog } from './log-span.js';
 
 /** Extra span attribute values a front door may add (e.g. `gateway.prompt.id`). */
 export type ExtraAttributes = Readonly<Record<string, string | number | boolean | readonly string[]>>;
 
 export interface RequestStart {
   /** The gateway's request context: the span's ids, parent, name and metadata come from it. */
-  context: Pick<RequestContext, 'trace' | 'metadata'>;
+  context: { trace: RequestTrace; metadata: Readonly<Record<string, string>> };
   /** `gen_ai.operation.name` of the logical call: `chat`, `embeddings`, … (also the default span name prefix). */
   operation: string;
   /** The model the client asked for (`gen_ai.request.model`). */
@@ -117,4 +115,72 @@ export interface SidegateTelemetry extends Telemetry {
   /** Spans dropped since startup (queue full or export failed). */
   droppedSpans(): number;
   readonly config: OtelConfig;
+}
+
+/** The ids and names of the gateway's request span, chosen here so they do not depend on telemetry. */
+export interface RequestTrace {
+  /** 32-hex trace id of the request span (the client's, mapped, or new). */
+  traceId: string;
+  /** 16-hex id of the request span (the one the client asked for when free, else new). */
+  spanId: string;
+  /** Sampled flag of the incoming context (`SAMPLED` for a new trace). */
+  traceFlags: number;
+  /** The span the request span is filed under (remote), if any. */
+  parent?: SpanContext;
+  /** The client's own `x-gateway-trace-id` (echoed in the response, kept as `gateway.trace_id`). */
+  clientTraceId?: string;
+  /** The client's own `x-gateway-span-id` (kept as `gateway.span_id`). */
+  clientSpanId?: string;
+  /** A requested span id already used in this trace: the request span links to its first holder. */
+  reusedSpanId?: string;
+  /** `x-gateway-span-name`. */
+  spanName?: string;
+}
+
+export interface LoggedRequest {
+  url?: string;
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: unknown;
+}
+
+export interface LoggedResponse {
+  status?: number;
+  headers?: Record<string, string | string[]>;
+  body?: unknown;
+}
+
+/** A validated log with its ids mapped (Decision 2) and its times resolved. */
+export interface LogEntry {
+  /** 32-hex trace id, and the client's own string (kept as `gateway.trace_id`); absent = new trace. */
+  trace?: { id: string; client: string };
+  /** 16-hex span id the client asked for, and its own string (kept as `gateway.span_id`). */
+  span?: { id: string; client: string };
+  /** 16-hex id of the parent span (in `trace`). */
+  parentSpanId?: string;
+  spanName?: string;
+  request: LoggedRequest;
+  response?: LoggedResponse;
+  /** Metadata other than the four id/name keys. */
+  metadata: Record<string, string>;
+  /** Start and end, ms since the epoch (fractions allowed). */
+  startMs: number;
+  endMs: number;
+}
+
+/** A validated log and the id the gateway gave it. */
+export interface IdentifiedLog extends LogEntry {
+  id: string;
+}
+
+/** One version of one feedback, ready to record. */
+export interface FeedbackVersion {
+  id: string;
+  /** 32-hex trace id (Decision 2). */
+  traceId: string;
+  /** The client's own trace id string, when it gave one (kept as `gateway.trace_id`). */
+  clientTraceId?: string;
+  value: number;
+  weight: number;
+  metadata: Record<string, string>;
 }

@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { Settings } from '../../src/config/settings.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { E2E_EXPORT_WORKER_URL } from './export-worker-build.js';
 

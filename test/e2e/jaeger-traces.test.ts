@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googleError, type Emulator } from '../../src/emulator/index.js';
-import type { RunningGateway } from '../../src/server/start.js';
+import type { RunningGateway } from '../../src/gateway/start-gateway.js';
 import { createTelemetry, type SidegateTelemetry } from '../../src/telemetry/create-telemetry.js';
 import { mapSpanId, mapTraceId } from '../../src/telemetry/map-id.js';
 import type { RequestStart } from '../../src/telemetry/telemetry.js';

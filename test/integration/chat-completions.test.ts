@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/server/start.js';
+import { startGateway } from '../../src/gateway/start-gateway.js';
 import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
 
 let h: Harness;

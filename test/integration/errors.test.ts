@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/server/start.js';
+import { startGateway } from '../../src/gateway/start-gateway.js';
 import { GATEWAY_KEY, PROVIDER_KEY, postChat, startHarness, type Harness } from './harness.js';
 
 let h: Harness;

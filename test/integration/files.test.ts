@@ -16,7 +16,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { AuthError, InvalidRequestError } from '../../src/errors.js';
 import { createGeminiFilesClient } from '../../src/providers/gemini/gemini-files-client.js';
 import { createFilesRoutes } from '../../src/files/files-route.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
 
 const GATEWAY_KEY = 'test-gateway-key';
 const PROVIDER_KEY = 'test-provider-key-123';

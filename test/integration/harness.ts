@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { Settings } from '../../src/config/settings.js';
-import { startGateway, type GatewayDeps, type RunningGateway } from '../../src/server/start.js';
+import { startGateway, type GatewayDeps, type RunningGateway } from '../../src/gateway/start-gateway.js';
 
 export const GATEWAY_KEY = 'test-gateway-key';
 export const PROVIDER_KEY = 'test-provider-key-123';

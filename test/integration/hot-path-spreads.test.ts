@@ -23,7 +23,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 
 /** The request path of chat completions and embeddings, from the socket to the upstream call and the spans. */
-const REQUEST_PATH_DIRS = ['server', 'routing', 'providers', 'openai', 'overload', 'media', 'telemetry'];
+const REQUEST_PATH_DIRS = ['gateway', 'chat-completions', 'embeddings', 'server', 'routing', 'providers', 'openai', 'overload', 'media', 'telemetry'];
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);

@@ -8,7 +8,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelemetry } from '../../src/telemetry/create-telemetry.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
 import { GATEWAY_KEY, postChat, PROVIDER_KEY, sseData, startHarness, type Harness } from './harness.js';
 
 const body = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] };

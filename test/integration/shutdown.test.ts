@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/server/start.js';
+import { startGateway } from '../../src/gateway/start-gateway.js';
 import { GATEWAY_KEY, PROVIDER_KEY } from './harness.js';
 
 const frame = (text: string, finish?: string) =>

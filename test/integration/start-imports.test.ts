@@ -19,11 +19,11 @@ const GATEWAY_KEY = 'start-imports-gateway-key';
 
 /** Modules of the front doors other than chat, and what only they use. */
 const NOT_AT_START = [
-  '/server/embeddings-route.js',
-  '/server/models-route.js',
-  '/server/logs-route.js',
-  '/server/feedback-route.js',
-  '/server/traces-route.js',
+  '/embeddings/embeddings-route.js',
+  '/models/models-route.js',
+  '/logs/logs-route.js',
+  '/feedback/feedback-route.js',
+  '/traces/traces-route.js',
   '/traces/jaeger-reader.js',
   '/traces/read-summaries.js',
   '/responses/responses-route.js',
@@ -107,7 +107,7 @@ describe('sidegate serve at start', () => {
     });
     expect(chat.status).toBe(200);
     const atStart = await loaded();
-    expect(atStart.some((u) => u.endsWith('/server/chat-route.js'))).toBe(true);
+    expect(atStart.some((u) => u.endsWith('/chat-completions/chat-completions-route.js'))).toBe(true);
     expect(NOT_AT_START.filter((m) => atStart.some((u) => u.includes(m)))).toStrictEqual([]);
 
     const responses = await fetch(`${url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'gemini-2.5-flash', input: 'hi' }) });

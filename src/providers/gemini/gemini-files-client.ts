@@ -10,7 +10,7 @@
  * undici `request` over a keep-alive `Agent` (DESIGN Decision 14). One client serves many calls.
  */
 import type { Readable } from 'node:stream';
-import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
+import { Agent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { z } from 'zod';
 import { InvalidRequestError, UpstreamError } from '../../errors.js';
 import { parseGeminiError } from './errors.js';

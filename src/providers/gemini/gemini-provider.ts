@@ -14,7 +14,7 @@
  * Safe to rerun: every call translates from the original request; the only shared state is the
  * dispatcher and a bounded cache of file MIME types.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
+import { Agent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { asAbortSignal, type ClientSignal } from '../../client-signal.js';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';

@@ -274,7 +274,7 @@ describe('createOpenAIProvider', () => {
 
   it('uses an injected request function', async () => {
     const urls: string[] = [];
-    const { request: undiciRequest } = await import('../http-client.js');
+    const { request: undiciRequest } = await import('../../http-client.js');
     const wrapped = createOpenAIProvider({
       request: ((url: string, opts: Parameters<typeof undiciRequest>[1]) => {
         urls.push(url);

@@ -11,7 +11,7 @@
  * a client abort → `ClientAbortError` and the upstream call is aborted. The key goes only in
  * `Authorization`, only to `target.baseUrl`.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from '../http-client.js';
+import { Agent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';

@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.js';
-import { startGateway } from '../../../src/server/start.js';
+import { startGateway } from '../../../src/gateway/start-gateway.js';
 import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from '../harness.js';
 
 let h: Harness;

@@ -6,11 +6,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidRequestError } from '../errors.js';
-import { parseSince } from '../traces/parse-since.js';
-import { readRecentTraces, readTraceSummary } from '../traces/read-summaries.js';
-import type { TraceReader } from '../traces/trace-reader.js';
-import type { Route } from './app.js';
-import { sendJson } from './respond.js';
+import { parseSince } from './parse-since.js';
+import { readRecentTraces, readTraceSummary } from './read-summaries.js';
+import type { TraceReader } from './trace-reader.js';
+import type { Route } from '../server/app.js';
+import { sendJson } from '../server/respond.js';
 
 export interface TracesRouteDeps {
   reader: TraceReader | undefined;

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LogsQuota } from '../logs/logs-quota.js';
-import { parseLogs } from '../logs/parse-logs.js';
+import type { LogsQuota } from './logs-quota.js';
+import { parseLogs } from './parse-logs.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { readJsonBody } from './read-body.js';
-import { sendJson } from './respond.js';
+import { readJsonBody } from '../server/read-body.js';
+import { sendJson } from '../server/respond.js';
 
 export interface LogsRouteDeps {
   telemetry: Telemetry;

@@ -12,13 +12,13 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, ConfigTarget } from '../config/routing-config.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { toOpenAIModels, type OpenAIModelList } from '../openai/to-openai-models.js';
+import { toOpenAIModels, type OpenAIModelList } from './to-openai-models.js';
 import type { ProviderModel, Target } from '../providers/provider.js';
 import { resolvePlan, type PlanEnvironment } from '../routing/resolve-plan.js';
-import { readRoutingHeaders } from './request-context.js';
+import { readRoutingHeaders } from '../server/request-context.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
-import type { Route } from './app.js';
-import { sendJson } from './respond.js';
+import type { Route } from '../server/app.js';
+import { sendJson } from '../server/respond.js';
 
 export interface ModelsRouteDeps {
   providers: ProviderRegistry;

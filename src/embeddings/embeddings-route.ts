@@ -7,13 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings.js';
 import { ClientAbortError, InvalidRequestError } from '../errors.js';
-import { parseEmbeddingsRequest } from '../openai/parse-embeddings-request.js';
+import { parseEmbeddingsRequest } from './parse-embeddings-request.js';
 import type { EmbedResult } from '../providers/provider.js';
 import { routeAttempts } from '../routing/route-request.js';
-import { openOperation, type OperationDeps } from './open-operation.js';
-import { readJsonBody } from './read-body.js';
-import { readRequestContext, type RequestContextEnv } from './request-context.js';
-import { sendJson } from './respond.js';
+import { openOperation, type OperationDeps } from '../server/open-operation.js';
+import { readJsonBody } from '../server/read-body.js';
+import { readRequestContext, type RequestContextEnv } from '../server/request-context.js';
+import { sendJson } from '../server/respond.js';
 
 export interface EmbeddingsRouteDeps extends OperationDeps {
   settings: Settings;

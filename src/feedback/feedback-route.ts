@@ -5,11 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotFoundError } from '../errors.js';
-import { parseFeedbackUpdate, parseNewFeedback, traceOfFeedbackId, type FeedbackVersion } from '../feedback/parse-feedback.js';
+import type { FeedbackVersion } from '../telemetry/telemetry.js';
+import { parseFeedbackUpdate, parseNewFeedback, traceOfFeedbackId } from './parse-feedback.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import type { Route } from './app.js';
-import { readJsonBody } from './read-body.js';
-import { sendJson } from './respond.js';
+import type { Route } from '../server/app.js';
+import { readJsonBody } from '../server/read-body.js';
+import { sendJson } from '../server/respond.js';
 
 export interface FeedbackRouteDeps {
   telemetry: Telemetry;

@@ -5,14 +5,11 @@
  * the routes answer 404, as if they did not exist (DESIGN Decision 12). Answers never carry a
  * secret: the stored provider key only ever leaves toward its provider.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { canonicalHeader } from '../config/header-aliases.js';
-import { AuthError, NotFoundError } from '../errors.js';
 import type { VirtualKeyStore } from '../keys/virtual-key-store.js';
-import type { Route } from './app.js';
-import { readJsonBody } from './read-body.js';
-import { sendJson } from './respond.js';
+import type { Route } from '../server/app.js';
+import { adminKeyCheck } from '../server/auth.js';
+import { readJsonBody } from '../server/read-body.js';
+import { sendJson } from '../server/respond.js';
 
 export interface AdminRouteDeps {
   /** `SIDEGATE_ADMIN_KEY`; undefined turns the admin routes off (404). */
@@ -58,25 +55,4 @@ export function createAdminRoutes(deps: AdminRouteDeps): Route[] {
       },
     },
   ];
-}
-
-/** Throws 404 when admin is off, 401 for a missing or wrong key (compared as SHA-256 digests). */
-export function adminKeyCheck(adminKey: string | undefined): (headers: IncomingHttpHeaders) => void {
-  const want = adminKey === undefined ? undefined : digest(adminKey);
-  return (headers) => {
-    if (want === undefined) throw new NotFoundError('Unknown route (admin API is off: set SIDEGATE_ADMIN_KEY)', { code: 'unknown_route' });
-    const bearer = canonicalHeader(headers, 'authorization')?.trim().replace(/^bearer\s+/i, '');
-    const presented = canonicalHeader(headers, 'x-gateway-api-key') ?? bearer;
-    if (!presented) throw new AuthError('missing admin key: send it in x-gateway-api-key or Authorization: Bearer', { code: 'missing_admin_key' });
-    if (!timingSafeEqual(digest(presented), want)) {
-      // A gateway key in x-gateway-api-key with the admin key in Authorization is also accepted.
-      if (bearer === undefined || !timingSafeEqual(digest(bearer), want)) {
-        throw new AuthError('invalid admin key', { code: 'invalid_admin_key' });
-      }
-    }
-  };
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

@@ -6,29 +6,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings.js';
-import { ClientAbortError, toErrorResponse } from '../errors.js';
+import { ClientAbortError } from '../errors.js';
 import { parseChatRequest } from '../openai/parse-chat-request.js';
-import type { OperationDeps } from './open-operation.js';
-import { readJsonBodyWithBlobs } from './read-body.js';
-import { readRequestContext, type RequestContextEnv } from './request-context.js';
-import { runChatOperation, type ChatResponseAdapter } from './run-chat-operation.js';
+import type { OperationDeps } from '../server/open-operation.js';
+import { readJsonBodyWithBlobs } from '../server/read-body.js';
+import { readRequestContext, type RequestContextEnv } from '../server/request-context.js';
+import { chatCompletionsAdapter, runChatOperation } from '../server/run-chat-operation.js';
 
 export interface ChatRouteDeps extends OperationDeps {
   settings: Settings;
   contextEnv: RequestContextEnv;
 }
-
-/** The chat-completions wire shapes (DESIGN Decision 8 for a failure mid-stream). */
-export const chatCompletionsAdapter: ChatResponseAdapter = {
-  route: '/v1/chat/completions',
-  json: (result) => result.completion,
-  streamChunk: (chunk) => [{ data: chunk }],
-  streamEnd: () => [{ data: '[DONE]' }],
-  streamError(error) {
-    const { message, type, code } = toErrorResponse(error).body.error;
-    return [{ data: { error: { message, type, code } } }];
-  },
-};
 
 export function createChatRoute(deps: ChatRouteDeps) {
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse): Promise<void> {

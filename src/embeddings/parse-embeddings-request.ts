@@ -3,8 +3,8 @@
  * a 400 naming the field, exactly as for chat completions.
  */
 import { InvalidRequestError } from '../errors.js';
-import { EmbeddingsRequestSchema, MAX_EMBEDDING_INPUTS, type EmbeddingsRequest } from './embeddings.js';
-import { issueToError } from './parse-chat-request.js';
+import { EmbeddingsRequestSchema, MAX_EMBEDDING_INPUTS, type EmbeddingsRequest } from '../openai/embeddings.js';
+import { issueToError } from '../openai/parse-chat-request.js';
 
 export function parseEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

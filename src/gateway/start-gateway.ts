@@ -2,10 +2,11 @@
  * Builds and starts the gateway: settings → providers → telemetry → HTTP server. Used by
  * `sidegate serve`, the demo, the benchmarks and the integration suites (which pass options
  * instead of env). Also owns graceful shutdown: readiness fails first, in-flight requests finish
- * (bounded by `shutdownGraceMs`), then telemetry flushes.
+ * (bounded by `shutdownGraceMs`), then telemetry flushes. The doors it serves are named in
+ * `front-doors.ts`.
  */
 // First: holds V8's young generation at its initial size while the rest loads and the gateway starts.
-import { releaseYoungGeneration } from './hold-young-generation.js';
+import { releaseYoungGeneration } from '../server/hold-young-generation.js';
 import { createServer, type Server } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,27 +18,23 @@ import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
 import { createOpenAIProvider } from '../providers/openai/openai-provider.js';
 import type { Provider } from '../providers/provider.js';
 import type { PlanEnvironment } from '../routing/resolve-plan.js';
-import { resolveTarget } from '../routing/resolve-target.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { openPromptStore, type PromptStore } from '../prompts/prompt-store.js';
-import { createAdminRoutes } from './admin-routes.js';
-import { createApp, healthRoutes, type Route } from './app.js';
-import { createGatewayKeyCheck } from './auth.js';
-import { createChatRoute } from './chat-route.js';
+import { createApp, healthRoutes, type Route } from '../server/app.js';
+import { frontDoorRoutes } from './front-doors.js';
+import { createGatewayKeyCheck } from '../server/auth.js';
 import type { TraceReader } from '../traces/trace-reader.js';
 import { openLogsQuota } from '../logs/logs-quota.js';
-import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits } from './connection-guard.js';
-import { trackInflight } from './track-inflight.js';
+import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits } from '../server/connection-guard.js';
+import { trackInflight } from '../server/track-inflight.js';
 import { readCgroupMemoryLimit } from '../overload/memory-limit.js';
 import { admitRequest, defaultInflightBudget, InflightBudget } from '../overload/inflight-budget.js';
-import { sendError } from './respond.js';
-import type { OperationDeps } from './open-operation.js';
-import { readCredentialHeaders } from './read-credential-headers.js';
-import { createContextPropagator, type RequestContextEnv } from './request-context.js';
-import { lazyRoutes } from './lazy-routes.js';
+import { sendError } from '../server/respond.js';
+import type { OperationDeps } from '../server/open-operation.js';
+import { createContextPropagator, type RequestContextEnv } from '../server/request-context.js';
 import { responseStoreFromSettings } from '../responses/response-store-from-settings.js';
 
 export interface GatewayDeps {
@@ -138,93 +135,18 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
   let draining = false;
   const routes: Route[] = [
     ...healthRoutes(() => draining, telemetry.renderMetrics?.bind(telemetry)),
-    { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute(Object.assign({ settings, contextEnv }, operationDeps)) },
-    // Every other front door is imported on its first request (lazy-routes.ts): a sidecar that
-    // serves only chat completions never compiles or holds their schemas and translators.
-    ...lazyRoutes([{ method: 'POST', path: '/v1/embeddings' }], async () => {
-      const { createEmbeddingsRoute } = await import('./embeddings-route.js');
-      return [{ method: 'POST', path: '/v1/embeddings', handler: createEmbeddingsRoute(Object.assign({ settings, contextEnv }, operationDeps)) }];
+    ...frontDoorRoutes({
+      settings,
+      contextEnv,
+      operationDeps,
+      planEnv,
+      virtualKeys,
+      prompts,
+      responseStore,
+      logsQuota,
+      traceReader: deps.traceReader,
+      serviceName: deps.serviceName ?? 'sidegate',
     }),
-    ...lazyRoutes(
-      [
-        { method: 'POST', path: '/v1/prompts/:id/completions' },
-        { method: 'POST', path: '/v1/prompts/:id/render' },
-        { method: 'POST', path: '/v1/prompts', auth: 'self' },
-        { method: 'GET', path: '/v1/prompts', auth: 'self' },
-        { method: 'GET', path: '/v1/prompts/:id', auth: 'self' },
-        { method: 'PUT', path: '/v1/prompts/:id/labels', auth: 'self' },
-      ],
-      async () => {
-        const { createPromptRoutes } = await import('../prompts/prompt-routes.js');
-        return createPromptRoutes(Object.assign({}, operationDeps, { contextEnv, store: prompts, adminKey: settings.adminKey, maxBodyBytes: settings.maxBodyBytes }));
-      },
-    ),
-    ...lazyRoutes(
-      [
-        { method: 'POST', path: '/v1/files' },
-        { method: 'GET', path: '/v1/files/:id' },
-      ],
-      async () => {
-        const { createFilesRoutes } = await import('../files/files-route.js');
-        return createFilesRoutes({
-          settings,
-          resolveProviderKey: (headers) => {
-            const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
-            return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
-          },
-        });
-      },
-    ),
-    ...lazyRoutes(
-      [
-        { method: 'GET', path: '/v1/models' },
-        { method: 'GET', path: '/v1/models/:id' },
-      ],
-      async () => {
-        const { createModelsRoutes } = await import('./models-route.js');
-        return createModelsRoutes({ providers, planEnv });
-      },
-    ),
-    ...lazyRoutes(
-      [
-        { method: 'POST', path: '/v1/responses' },
-        { method: 'GET', path: '/v1/responses/:id' },
-        { method: 'DELETE', path: '/v1/responses/:id' },
-        { method: 'GET', path: '/v1/responses/:id/input_items' },
-      ],
-      async () => {
-        const { createResponsesRoutes } = await import('../responses/responses-route.js');
-        return createResponsesRoutes(Object.assign({}, operationDeps, { settings, contextEnv, store: responseStore, log }));
-      },
-    ),
-    ...createAdminRoutes({ adminKey: settings.adminKey, virtualKeys }),
-    ...lazyRoutes([{ method: 'POST', path: '/v1/logs' }], async () => {
-      const { createLogsRoute } = await import('./logs-route.js');
-      return [{ method: 'POST', path: '/v1/logs', handler: createLogsRoute({ telemetry, quota: logsQuota, maxBodyBytes: settings.maxBodyBytes }) }];
-    }),
-    ...lazyRoutes(
-      [
-        { method: 'POST', path: '/v1/feedback' },
-        { method: 'PUT', path: '/v1/feedback/:id' },
-      ],
-      async () => {
-        const { createFeedbackRoutes } = await import('./feedback-route.js');
-        return createFeedbackRoutes({ telemetry, maxBodyBytes: settings.maxBodyBytes });
-      },
-    ),
-    ...lazyRoutes(
-      [
-        { method: 'GET', path: '/v1/traces/:traceId' },
-        { method: 'GET', path: '/v1/traces' },
-      ],
-      async () => {
-        const [{ createTracesRoutes }, { createJaegerReader }] = await Promise.all([import('./traces-route.js'), import('../traces/jaeger-reader.js')]);
-        return createTracesRoutes({
-          reader: deps.traceReader ?? (settings.tracesUrl !== undefined ? createJaegerReader({ url: settings.tracesUrl }) : undefined),
-          serviceName: deps.serviceName ?? 'sidegate',
-        });
-      },
-    ),
     ...(deps.routes ?? []),
   ];
   const app = createApp({ routes, checkGatewayKey: createGatewayKeyCheck(settings.apiKeys), log });

@@ -36,7 +36,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * glibc's malloc setting the sidegate image sets (Dockerfile): every process of the bench runs
- * with it (the floor's and the peer's too, so the comparison stays even). See README "Idle memory".
+ * with it (the floor's and the peer's too, so the comparison stays even). See docs/performance.md "Idle memory".
  */
 const MALLOC_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 

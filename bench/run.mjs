@@ -193,7 +193,7 @@ async function main() {
   await sleep(1000);
   report.idle_rss_mb = Object.fromEntries(gateways.map((k) => [k, rss(parts[k].pid).rss_mb]));
   log(`idle RSS (MB)`, report.idle_rss_mb);
-  // One process lands in one of two states about 10 MB apart (undici's llhttp tier-up; README
+  // One process lands in one of two states about 10 MB apart (undici's llhttp tier-up; docs/performance.md
   // "Idle memory"), so the target is judged on the median of three fresh processes.
   report.idle_rss_median_mb = await idleMemory(
     Object.entries(starting).filter(([k]) => ['floor', 'on', 'off'].includes(k) && want(k)),

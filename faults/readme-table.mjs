@@ -1,4 +1,4 @@
-// Prints the README's fault table from a results file (default faults/results/latest.json).
+// Prints docs/faults.md's fault table from a results file (default faults/results/latest.json).
 import { readFileSync } from 'node:fs';
 
 const file = process.argv[2] ?? new URL('results/latest.json', import.meta.url).pathname;

@@ -4,7 +4,7 @@
  * the routing engine only reads. Parsing happens once per distinct config (stored configs when
  * first loaded, inline ones through a bounded cache), never per attempt.
  *
- * Wire shape (snake_case, Portkey-compatible; see README "Routing configs"):
+ * Wire shape (snake_case, Portkey-compatible; see docs/routing.md):
  *   node     = { strategy?, targets?, name?, weight?, provider?, virtual_key?, api_key?,
  *                override_params?, custom_host?, retry?, strict_compliance?, request_timeout? }
  *   strategy = { mode: single|fallback|loadbalance|conditional, on_status_codes?, conditions?, default? }

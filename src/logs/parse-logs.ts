@@ -14,7 +14,7 @@ import { mapSpanId, mapTraceId } from '../telemetry/map-id.js';
 import type { LogEntry, LoggedRequest as LoggedRequestFields, LoggedResponse as LoggedResponseFields } from '../telemetry/telemetry.js';
 
 export const MAX_LOGS_PER_BATCH = 1000;
-/** The same limits as `x-gateway-metadata` (README "Tracing"). */
+/** The same limits as `x-gateway-metadata` (docs/tracing.md). */
 const METADATA_MAX_KEYS = 64;
 const METADATA_KEY_MAX = 128;
 const METADATA_VALUE_MAX = 1024;

@@ -5,7 +5,7 @@
  * `parseX(value)` returning a value or `null`. Bad tracing headers keep the incoming context;
  * only `x-gateway-metadata` and oversized baggage are client errors (400), since routing reads them.
  *
- * Limits (documented in the README): `x-gateway-metadata` ≤ 8 KiB, ≤ 64 keys, keys ≤ 128 chars,
+ * Limits (documented in docs/tracing.md): `x-gateway-metadata` ≤ 8 KiB, ≤ 64 keys, keys ≤ 128 chars,
  * values ≤ 1024 chars; `baggage` ≤ 8192 bytes and ≤ 180 members (the W3C Baggage limits);
  * `x-gateway-span-name` ≤ 256 chars (longer names are cut, not refused).
  */

@@ -49,7 +49,7 @@ export interface OtelConfig {
 type Env = Readonly<Record<string, string | undefined>>;
 type Warn = (message: string) => void;
 
-/** The list of every variable read here, for the README and `sidegate --help`. */
+/** The list of every variable read here, for the docs (docs/tracing.md) and `sidegate --help`. */
 export const HONOURED_OTEL_VARIABLES = [
   'OTEL_SDK_DISABLED',
   'OTEL_SERVICE_NAME',

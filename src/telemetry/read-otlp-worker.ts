@@ -2,7 +2,7 @@
  * `SIDEGATE_OTLP_WORKER`: export spans from a worker thread (`worker-span-processor.ts`). Off by
  * default: on the 2-core bench machine the worker moved ~20 µs of CPU per request off the event
  * loop but added ~25 µs to the process as a whole and ~17 MB of idle RSS (a second V8 heap with
- * the exporter loaded), against targets on both (README "Performance"). A sidegate setting, so a
+ * the exporter loaded), against targets on both (docs/performance.md). A sidegate setting, so a
  * bad value fails startup naming it.
  */
 export function readOtlpWorker(env: NodeJS.ProcessEnv): boolean {

@@ -19,6 +19,7 @@
  * link to a missing file or heading, or an `OTEL_*`/`SIDEGATE_*` variable the docs do not list.
  */
 import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -235,6 +236,17 @@ describe('links and variables', () => {
       }
     }
     expect(broken).toStrictEqual([]);
+  });
+
+  it('every source path the docs name exists', () => {
+    const missing: string[] = [];
+    for (const [page, text] of texts) {
+      for (const [path] of text.matchAll(/\b(?:src|test|bench|faults|deploy|scripts)\/[\w./-]*\.(?:ts|mjs|json|ya?ml|sh)\b/g)) {
+        // Reports the bench and fault runs write (results/) are outputs, not sources.
+        if (!path.includes('/results/') && !existsSync(join(root, path))) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(missing).toStrictEqual([]);
   });
 
   it('the README and docs/tracing.md list every OTEL_* variable the gateway reads', () => {

@@ -6,7 +6,7 @@
 import { GatewayError, NotFoundError } from '../errors.js';
 import { mapTraceId } from '../telemetry/map-id.js';
 import { overviewOf, summarizeTrace, type TraceOverview, type TraceSummary } from './summarize-trace.js';
-import { TraceBackendError, type TraceReader } from './trace-reader.js';
+import { TraceBackendError, type StoredSpan, type TraceReader } from './trace-reader.js';
 
 /** 503: no trace backend configured, or it could not be read. */
 export class TracesUnavailableError extends GatewayError {
@@ -17,12 +17,17 @@ export class TracesUnavailableError extends GatewayError {
 export const TRACES_URL_UNSET = 'SIDEGATE_TRACES_URL is not set, so the gateway has no trace backend to read traces from (e.g. http://localhost:16686 for Jaeger)';
 
 export async function readTraceSummary(reader: TraceReader | undefined, clientTraceId: string): Promise<TraceSummary> {
+  return summarizeTrace(await readTraceSpans(reader, clientTraceId));
+}
+
+/** Every stored span of one trace (the Traces view shows their attributes); the same errors as `readTraceSummary`. */
+export async function readTraceSpans(reader: TraceReader | undefined, clientTraceId: string): Promise<StoredSpan[]> {
   const traceId = mapTraceId(clientTraceId);
   const spans = await ask(reader, (r) => r.getTrace(traceId));
   if (spans === null) {
     throw new NotFoundError(`trace ${traceId} not found in ${reader!.description}`, { code: 'trace_not_found' });
   }
-  return summarizeTrace(spans);
+  return spans;
 }
 
 export interface TraceList {
@@ -37,14 +42,22 @@ export async function readRecentTraces(
   reader: TraceReader | undefined,
   query: { service: string; sinceMs: number; limit: number; now: Date },
 ): Promise<TraceList> {
-  const since = new Date(query.now.getTime() - query.sinceMs);
-  const traces = await ask(reader, (r) => r.findTraces({ service: query.service, since, until: query.now, limit: query.limit }));
+  const { since, traces } = await readRecentTraceSpans(reader, query);
   const data = traces
-    .filter((spans) => spans.length > 0)
     .map(overviewOf)
     .sort((a, b) => (a.start_time < b.start_time ? 1 : a.start_time > b.start_time ? -1 : 0))
     .slice(0, query.limit);
   return { object: 'list', service: query.service, since: since.toISOString(), limit: query.limit, data };
+}
+
+/** The spans of recent traces (none empty), with the start of the window; the same errors as `readRecentTraces`. */
+export async function readRecentTraceSpans(
+  reader: TraceReader | undefined,
+  query: { service: string; sinceMs: number; limit: number; now: Date },
+): Promise<{ since: Date; traces: StoredSpan[][] }> {
+  const since = new Date(query.now.getTime() - query.sinceMs);
+  const traces = await ask(reader, (r) => r.findTraces({ service: query.service, since, until: query.now, limit: query.limit }));
+  return { since, traces: traces.filter((spans) => spans.length > 0) };
 }
 
 async function ask<T>(reader: TraceReader | undefined, call: (reader: TraceReader) => Promise<T>): Promise<T> {

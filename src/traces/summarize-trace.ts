@@ -137,15 +137,28 @@ export function overviewOf(spans: readonly StoredSpan[]): TraceOverview {
  * version, for that one (feedback usually names the trace, not a span).
  */
 export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotals[] {
+  return promptSumsOf(spans).map(({ feedback_weights: _w, feedback_weighted: _v, ...g }) => g);
+}
+
+/** A prompt version's totals with the two sums its feedback mean is made of, so several traces' totals can be merged. */
+export interface PromptVersionSums extends PromptVersionTotals {
+  /** Σ weight of the feedback counted. */
+  feedback_weights: number;
+  /** Σ value × weight of the feedback counted. */
+  feedback_weighted: number;
+}
+
+/** `promptTotalsOf` with the feedback sums kept (the Traces view merges versions over many traces). */
+export function promptSumsOf(spans: readonly StoredSpan[]): PromptVersionSums[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const groups = new Map<string, PromptVersionTotals & { weights: number; weighted: number }>();
+  const groups = new Map<string, PromptVersionSums>();
   const keyOf = (span: StoredSpan): string | undefined => {
     const id = span.attributes['gateway.prompt.id'];
     const version = num(span.attributes['gateway.prompt.version']);
     if (typeof id !== 'string' || version === null) return undefined;
     const key = `${id}@${version}`;
     if (!groups.has(key)) {
-      groups.set(key, { prompt_id: id, prompt_version: version, requests: 0, ...noUsage(), weights: 0, weighted: 0 });
+      groups.set(key, { prompt_id: id, prompt_version: version, requests: 0, ...noUsage(), feedback_weights: 0, feedback_weighted: 0 });
     }
     return key;
   };
@@ -177,12 +190,12 @@ export function promptTotalsOf(spans: readonly StoredSpan[]): PromptVersionTotal
     const group = groups.get(key)!;
     const weight = num(span.attributes['gateway.feedback.weight']) ?? 1;
     group.feedback_count += 1;
-    group.weights += weight;
-    group.weighted += (num(span.attributes['gateway.feedback.value']) ?? 0) * weight;
+    group.feedback_weights += weight;
+    group.feedback_weighted += (num(span.attributes['gateway.feedback.value']) ?? 0) * weight;
   }
   return [...groups.values()]
     .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.prompt_version - b.prompt_version)
-    .map(({ weights, weighted, ...g }) => ({ ...g, cost_usd: roundCost(g.cost_usd), feedback_weighted_mean: weightedMean(weighted, weights) }));
+    .map((g) => Object.assign(g, { cost_usd: roundCost(g.cost_usd), feedback_weighted_mean: weightedMean(g.feedback_weighted, g.feedback_weights) }));
 }
 
 /** The usage and feedback fields of a trace's or a prompt version's totals, before anything is added. */
@@ -191,12 +204,12 @@ function noUsage(): Omit<TraceTotals, 'spans'> {
 }
 
 /** Sums of nano-dollar amounts, with the float noise rounded away. */
-function roundCost(usd: number): number {
+export function roundCost(usd: number): number {
   return Math.round(usd * 1e9) / 1e9;
 }
 
 /** The weighted mean of feedback values to six places, or null without weight. */
-function weightedMean(weighted: number, weights: number): number | null {
+export function weightedMean(weighted: number, weights: number): number | null {
   return weights > 0 ? Math.round((weighted / weights) * 1e6) / 1e6 : null;
 }
 

@@ -51,6 +51,15 @@ describe('loadSettings', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('reads the Traces view settings: on by default, user as the one column, no Jaeger UI link', () => {
+    const defaults = loadSettings([], { SIDEGATE_API_KEYS: 'k1' });
+    expect([defaults.ui, defaults.uiColumns, defaults.jaegerUiUrl]).toStrictEqual([true, ['user'], undefined]);
+    const set = loadSettings([], { SIDEGATE_API_KEYS: 'k1', SIDEGATE_UI: 'false', SIDEGATE_UI_COLUMNS: 'user, team,', SIDEGATE_JAEGER_UI_URL: 'http://localhost:16686/' });
+    expect([set.ui, set.uiColumns, set.jaegerUiUrl]).toStrictEqual([false, ['user', 'team'], 'http://localhost:16686']);
+    expect(() => loadSettings([], { SIDEGATE_UI: 'maybe' })).toThrow(/SIDEGATE_UI/);
+    expect(() => loadSettings([], { SIDEGATE_JAEGER_UI_URL: 'javascript:alert(1)' })).toThrow(/SIDEGATE_JAEGER_UI_URL/);
+  });
+
   it('does not echo secret values in errors', () => {
     expect(() => loadSettings([], { SIDEGATE_ADMIN_KEY: 'short-secret' })).toThrow(/SIDEGATE_ADMIN_KEY \(value hidden\)/);
   });

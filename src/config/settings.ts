@@ -76,6 +76,12 @@ const fields = {
   healthPort: { env: 'SIDEGATE_HEALTH_PORT', flag: '--health-port', schema: z.coerce.number().int().min(0).max(65535).optional() },
   logsPerMonth: { env: 'SIDEGATE_LOGS_PER_MONTH', flag: undefined, schema: z.coerce.number().int().positive().optional() },
   tracesUrl: { env: 'SIDEGATE_TRACES_URL', flag: '--traces-url', schema: httpUrl.optional() },
+  /** The Traces view (`/ui/`): on by default; its code loads on the first request to it. */
+  ui: { env: 'SIDEGATE_UI', flag: undefined, schema: booleanFromEnv.default(true) },
+  /** Metadata keys the Traces view's list shows as columns (and filters on with a click). */
+  uiColumns: { env: 'SIDEGATE_UI_COLUMNS', flag: undefined, schema: commaList.default(['user']) },
+  /** Jaeger's UI, for "open in Jaeger" links from the Traces view (e.g. http://localhost:16686). */
+  jaegerUiUrl: { env: 'SIDEGATE_JAEGER_UI_URL', flag: undefined, schema: httpUrl.optional() },
   // Server limits (issue 15 item 3). The API listens on the pod's loopback, so a well-behaved
   // client sends its head and body at memory speed; these bound the ones that do not.
   headersTimeoutMs: {

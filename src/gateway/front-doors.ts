@@ -21,6 +21,7 @@ import type { RequestContextEnv } from '../server/request-context.js';
 import type { TraceReader } from '../traces/trace-reader.js';
 import { createChatRoute } from '../chat-completions/chat-completions-route.js';
 import { createAdminRoutes } from '../virtual-keys/virtual-keys-routes.js';
+import { TRACES_VIEW_ROUTES } from '../traces-view/traces-view-paths.js';
 
 /** What the doors share, built once by `startGateway`. */
 export interface FrontDoorDeps {
@@ -129,5 +130,11 @@ export function frontDoorRoutes(doors: FrontDoorDeps): Route[] {
       });
     },
   ),
+  // The Traces view (issue 21): HTML pages over the same trace readers, loaded on first use.
+  ...(settings.ui ? lazyRoutes(TRACES_VIEW_ROUTES, async () => {
+    const [{ createTracesViewRoutes }, { createJaegerReader }] = await Promise.all([import('../traces-view/traces-view-routes.js'), import('../traces/jaeger-reader.js')]);
+    const reader = traceReader ?? (settings.tracesUrl !== undefined ? createJaegerReader({ url: settings.tracesUrl }) : undefined);
+    return createTracesViewRoutes({ reader, serviceName, apiKeys: settings.apiKeys, adminKey: settings.adminKey, columns: settings.uiColumns, jaegerUiUrl: settings.jaegerUiUrl });
+  }) : []),
   ];
 }

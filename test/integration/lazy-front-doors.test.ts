@@ -116,6 +116,23 @@ describe('front doors loaded on their first request', () => {
     expect(exporter.getFinishedSpans().map((s) => s.name)).toStrictEqual(['feedback']);
   });
 
+  it('the Traces view: the sign-in page, then a page over the backend from settings (here unreachable, a page naming it)', async () => {
+    const form = await fetch(`${h.gateway.url}/ui/`);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('action="/ui/sign-in"');
+    const signIn = await fetch(`${h.gateway.url}/ui/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: GATEWAY_KEY, next: '/ui/traces' }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const list = await fetch(`${h.gateway.url}/ui/traces`, { headers: { cookie } });
+    expect(list.status).toBe(503);
+    expect(await list.text()).toContain(`Jaeger at ${deadTracesUrl}`);
+  });
+
   it('traces: the backend from settings is asked (here unreachable, a 503 naming it)', async () => {
     const res = await call('GET', '/v1/traces/some-trace');
     expect(res.status).toBe(503);

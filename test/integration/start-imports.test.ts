@@ -37,6 +37,13 @@ const NOT_AT_START = [
   '/node_modules/mustache/',
   '/files/files-route.js',
   '/node_modules/busboy/',
+  // the Traces view: only its route table (traces-view-paths.js) is declared at start
+  '/traces-view/traces-view-routes.js',
+  '/traces-view/render-trace.js',
+  '/traces-view/render-trace-list.js',
+  '/traces-view/view-style.js',
+  '/traces-view/ui-session.js',
+  '/traces-view/html.js',
 ];
 
 let emulator: Emulator;
@@ -114,6 +121,12 @@ describe('sidegate serve at start', () => {
     expect(responses.status).toBe(200);
     const after = await loaded();
     expect(after.some((u) => u.endsWith('/responses/responses-route.js'))).toBe(true);
+
+    // The Traces view loads on its first page.
+    const signIn = await fetch(`${url}/ui/`);
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toContain('action="/ui/sign-in"');
+    expect((await loaded()).some((u) => u.endsWith('/traces-view/traces-view-routes.js'))).toBe(true);
   });
 });
 

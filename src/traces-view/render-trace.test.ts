@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeTrace } from '../traces/summarize-trace.js';
 import { exampleSpans, span, TRACE_ID } from './__fixtures__/example-spans.js';
-import { renderTrace } from './render-trace.js';
+import { INLINE_ATTRIBUTES_UP_TO, renderTrace } from './render-trace.js';
 import { waterfallOf } from './waterfall.js';
 
 function page(options: { jaegerUiUrl?: string; from?: string } = {}) {
@@ -33,7 +33,7 @@ describe('renderTrace', () => {
     expect(text).toContain('<div><b>$0.00011</b><span>cost</span></div>');
     expect(text).toContain('<div><b>2 · mean 6</b><span>feedback</span></div>');
     expect(text).toContain('<span class="pill">user=u-42</span>');
-    expect(text).toContain('<rect x="110" y="1" width="40" height="10" rx="1"></rect>');
+    expect(text).toContain('<rect x="11%" y="1" width="4%" height="10"></rect>');
     expect(text).not.toMatch(/\sstyle=/);
   });
 
@@ -56,6 +56,22 @@ describe('renderTrace', () => {
     expect(text).toContain(`<a class="button secondary" href="http://jaeger.example:16686/trace/${TRACE_ID}" rel="noreferrer">Open in Jaeger</a>`);
     expect(text).toContain(`href="/ui/traces/${TRACE_ID}/json" download="trace-${TRACE_ID}.json"`);
     expect(text).toContain('<a class="button secondary" href="/ui/traces?since=24h&amp;sort=cost">← Back to the list</a>');
+  });
+
+  it(`leaves the attributes out past ${INLINE_ATTRIBUTES_UP_TO} spans: fetched on open, or shown with ?span= without the script`, () => {
+    const hex = (n: number) => (n + 1).toString(16).padStart(16, '0');
+    const many = Array.from({ length: INLINE_ATTRIBUTES_UP_TO + 1 }, (_, i) => span(hex(i), i === 0 ? '' : hex(0), `s${i}`, i, i + 1, { attributes: { 'gateway.log.id': `l${i}` } }));
+    const summary = summarizeTrace(many);
+    const render = (openSpanId?: string) => renderTrace({ summary, rows: waterfallOf(summary, many), jaegerUiUrl: undefined, from: '', folded: true, openSpanId }).text;
+    const text = render();
+    expect(text).not.toContain('<dt>gateway.log.id</dt>');
+    expect(text).toContain(
+      `<div class="attrs" data-load><a href="?span=${hex(5)}#s-${hex(5)}">Show the attributes</a></div>`,
+    );
+    const opened = render(hex(5));
+    expect(opened).toContain(`data-span-id="${hex(5)}" id="s-${hex(5)}" open>`);
+    expect(opened.match(/<dt>gateway\.log\.id<\/dt>/g)).toHaveLength(1);
+    expect(opened).toContain('<dt>gateway.log.id</dt><dd>l5</dd>');
   });
 
   it('collapses levels past the threshold, with a count on the fold button and a link to every level', () => {

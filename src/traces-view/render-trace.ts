@@ -5,7 +5,7 @@
  * so no inline style is needed under the CSP); opened, it shows every attribute of the span and
  * the input and output messages when content capture recorded them. Long values fold. Pure.
  */
-import type { AttributeValue } from '../traces/trace-reader.js';
+import type { AttributeValue, StoredSpan } from '../traces/trace-reader.js';
 import type { TraceSummary } from '../traces/summarize-trace.js';
 import { href, html, type Html } from './html.js';
 import { formatCost, formatCount, formatDuration, formatFeedback, formatTime } from './format-values.js';
@@ -22,7 +22,17 @@ export interface TraceView {
   from: string;
   /** Rows are folded past a depth (false with `?levels=all`). */
   folded: boolean;
+  /** A span to show opened, with its attributes (`?span=`: the way to a span's attributes without the script). */
+  openSpanId?: string | undefined;
 }
+
+/**
+ * Up to this many spans, every span's attributes are in the page. Past it they are left out (they
+ * are most of a big page's bytes, and parsing is most of its render time): a span's attributes
+ * are fetched from `/ui/traces/{id}/attributes?span=` when it is opened (view-script.ts), or
+ * shown with `?span=` without the script.
+ */
+export const INLINE_ATTRIBUTES_UP_TO = 300;
 
 /** Attribute values longer than this are folded behind a "show" toggle. */
 export const FOLD_AT = 300;
@@ -55,7 +65,7 @@ ${view.folded && view.rows.some((r) => r.hidden) ? html`<a class="button seconda
   const waterfall = html`<div class="legend"><span><i class="request-key"></i>request</span><span><i class="attempt-key"></i>attempt</span><span><i class="failed-key"></i>failed</span><span><i class="log-key"></i>log</span><span><i class="feedback-key"></i>feedback</span></div>
 <div class="waterfall" role="tree">
 <div class="head"><span>Span</span><span>Kind</span><span>Model</span><span class="num">Tokens</span><span class="num">Cost</span><span>Status</span><span class="num">Duration</span><span>${formatTime(summary.start_time)} → ${formatDuration(summary.duration_ms)}</span></div>
-${view.rows.map(renderRow)}
+${view.rows.map((row) => renderRow(row, view))}
 </div>`;
   const feedback =
     summary.feedback.length === 0
@@ -74,8 +84,13 @@ ${totals}${links}${prompts}${waterfall}${feedback}`,
   );
 }
 
-function renderRow(row: WaterfallRow): Html {
+function renderRow(row: WaterfallRow, view: TraceView): Html {
   const n = row.node;
+  const open = view.openSpanId === n.span_id;
+  const attributes =
+    open || view.rows.length <= INLINE_ATTRIBUTES_UP_TO
+      ? html`<div class="attrs">${renderAttributes(row.span)}</div>`
+      : html`<div class="attrs" data-load><a href="${`?span=${n.span_id}#s-${n.span_id}`}">Show the attributes</a></div>`;
   const failed = n.status === 'error';
   const classes = `span ${n.type}${failed ? ' failed' : ''}`;
   const tokens = n.input_tokens === null && n.output_tokens === null ? '' : `${formatCount(n.input_tokens ?? 0)} / ${formatCount(n.output_tokens ?? 0)}`;
@@ -84,14 +99,19 @@ function renderRow(row: WaterfallRow): Html {
     row.descendants === 0
       ? html`<span class="fold"></span>`
       : html`<button type="button" class="fold" aria-expanded="${row.hiding > 0 ? 'false' : 'true'}">${row.hiding > 0 ? '▸' : '▾'}<span class="more"${row.hiding > 0 ? null : html` hidden`}>+${row.hiding}</span></button>`;
-  return html`<details class="${classes}" data-depth="${row.depth}" data-span-id="${n.span_id}"${row.hidden ? html` hidden` : null}>
-<summary><span class="cell name d${Math.min(row.depth, MAX_INDENT)}">${fold}<span class="text" title="${n.name}">${n.name}</span></span><span class="cell"><span class="role">${row.label}</span></span><span class="cell">${n.model ?? ''}</span><span class="cell num">${tokens}</span><span class="cell num">${formatCost(n.cost_usd)}</span><span class="cell status">${status}</span><span class="cell num">${formatDuration(n.duration_ms)}</span><svg class="bar" viewBox="0 0 ${AXIS} 12" preserveAspectRatio="none" aria-hidden="true"><rect x="${row.offset}" y="1" width="${row.width}" height="10" rx="1"></rect></svg></summary>
-<div class="attrs">${renderAttributes(row)}</div>
+  return html`<details class="${classes}" data-depth="${row.depth}" data-span-id="${n.span_id}"${row.hidden && !open ? html` hidden` : null}${open ? html` id="s-${n.span_id}" open` : null}>
+<summary><span class="cell name d${Math.min(row.depth, MAX_INDENT)}">${fold}<span class="text" title="${n.name}">${n.name}</span></span><span class="cell"><span class="role">${row.label}</span></span><span class="cell">${n.model ?? ''}</span><span class="cell num">${tokens}</span><span class="cell num">${formatCost(n.cost_usd)}</span><span class="cell status">${status}</span><span class="cell num">${formatDuration(n.duration_ms)}</span><svg class="bar" aria-hidden="true"><rect x="${percent(row.offset)}" y="1" width="${percent(row.width)}" height="10"></rect></svg></summary>
+${attributes}
 </details>`;
 }
 
-function renderAttributes(row: WaterfallRow): Html {
-  const span = row.span;
+/** A bar position on the axis as an SVG percentage (no viewBox needed, so fewer bytes per row). */
+function percent(axisUnits: number): string {
+  return `${Math.round((axisUnits / AXIS) * 1000) / 10}%`;
+}
+
+/** A span's attributes and captured messages: inside its row, or alone for the script that opens a row of a big trace. */
+export function renderAttributes(span: StoredSpan | undefined): Html {
   if (span === undefined) return html`<p class="muted">No stored attributes.</p>`;
   const entries = Object.entries(span.attributes).sort(([a], [b]) => a.localeCompare(b));
   const plain = entries.filter(([k]) => !MESSAGE_KEYS.includes(k));

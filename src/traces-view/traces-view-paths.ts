@@ -13,6 +13,7 @@ export const TRACES_VIEW_ROUTES: readonly RouteStub[] = [
   { method: 'GET', path: '/ui/traces' },
   { method: 'GET', path: '/ui/traces/:traceId' },
   { method: 'GET', path: '/ui/traces/:traceId/json' },
+  { method: 'GET', path: '/ui/traces/:traceId/attributes' },
   { method: 'GET', path: '/ui/prompts/:id' },
   { method: 'GET', path: '/ui/assets/view.css' },
   { method: 'GET', path: '/ui/assets/view.js' },

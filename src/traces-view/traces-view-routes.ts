@@ -23,7 +23,7 @@ import { parseListQuery, listSearchParams } from './list-query.js';
 import { promptVersionsOf } from './prompt-versions.js';
 import { ASSET_PATHS, renderBackendProblem, renderProblem, renderSignIn } from './render-layout.js';
 import { renderPromptVersions } from './render-prompt-versions.js';
-import { renderTrace } from './render-trace.js';
+import { renderAttributes, renderTrace } from './render-trace.js';
 import { renderTraceList } from './render-trace-list.js';
 import { redirect, sendBody, sendPage } from './send-page.js';
 import { listPage } from './trace-list.js';
@@ -122,7 +122,17 @@ export function createTracesViewRoutes(deps: TracesViewDeps): Route[] {
         // `from` is the list's query string; re-parsed, so only a valid list query is linked back to.
         const from = listSearchParams(parseListQuery(new URLSearchParams(query.get('from') ?? ''))).toString();
         const rows = waterfallOf(summary, spans, folded ? DEFAULT_COLLAPSE_DEPTH : Number.POSITIVE_INFINITY);
-        sendPage(res, 200, renderTrace({ summary, rows, jaegerUiUrl: deps.jaegerUiUrl, from, folded }));
+        const openSpanId = query.get('span') ?? undefined;
+        sendPage(res, 200, renderTrace({ summary, rows, jaegerUiUrl: deps.jaegerUiUrl, from, folded, openSpanId }));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/ui/traces/:traceId/attributes',
+      handler: page(async (_req, res, params, query) => {
+        const span = (await readTraceSpans(deps.reader, traceIdOf(params))).find((s) => s.spanId === query.get('span'));
+        if (span === undefined) throw new NotFoundError('no such span in this trace');
+        sendBody(res, 200, 'text/html; charset=utf-8', renderAttributes(span).text);
       }),
     },
     {

@@ -1,8 +1,10 @@
 /**
  * The Traces view's one script, served at `/ui/assets/view.js` (CSP `script-src 'self'`: no
- * inline script anywhere). It only folds the waterfall: a row's fold button hides or shows every
- * row below it (rows are a flat list in tree order, each with `data-depth`). The pages work
- * without it; folded levels can then be shown with `?levels=all`.
+ * inline script anywhere). It folds the waterfall: a row's fold button hides or shows every row
+ * below it (rows are a flat list in tree order, each with `data-depth`); and in a big trace,
+ * whose page leaves the attributes out, it fetches a span's attributes (HTML the gateway rendered
+ * and escaped) when the span is opened. The pages work without it: folded levels show with
+ * `?levels=all`, a span's attributes with `?span=`.
  */
 export const VIEW_JS = `'use strict';
 document.addEventListener('click', function (event) {
@@ -28,4 +30,20 @@ document.addEventListener('click', function (event) {
     }
   }
 });
+document.addEventListener('toggle', function (event) {
+  var row = event.target;
+  if (!(row instanceof HTMLDetailsElement) || !row.open) return;
+  var body = row.querySelector(':scope > .attrs[data-load]');
+  if (!body) return;
+  var url = location.pathname + '/attributes?span=' + encodeURIComponent(row.dataset.spanId);
+  body.removeAttribute('data-load');
+  fetch(url, { credentials: 'same-origin' }).then(function (res) {
+    if (!res.ok) throw new Error(String(res.status));
+    return res.text();
+  }).then(function (fragment) {
+    body.innerHTML = fragment;
+  }, function () {
+    body.setAttribute('data-load', '');
+  });
+}, true);
 `;

@@ -64,6 +64,11 @@ describe('Jaeger retention (deploy/jaeger/jaeger.yaml, compose, deploy/k8s/jaege
     expect(compose.services.sidegate.environment.SIDEGATE_TRACES_URL).toStrictEqual('http://jaeger:16686');
   });
 
+  it('the Kubernetes example carries the same UI config beside the Jaeger config', () => {
+    const configMap = docs.find((d) => d.kind === 'ConfigMap') as Json;
+    expect(configMap.data['ui-config.json']).toStrictEqual(read('deploy/jaeger/ui-config.json'));
+  });
+
   it('the Kubernetes example carries the same config, a volume for badger and a TTL, behind the service the sidecar reads', () => {
     const configMap = docs.find((d) => d.kind === 'ConfigMap') as Json;
     expect(configMap.data['jaeger.yaml']).toStrictEqual(read('deploy/jaeger/jaeger.yaml'));
@@ -87,6 +92,33 @@ describe('Jaeger retention (deploy/jaeger/jaeger.yaml, compose, deploy/k8s/jaege
       .spec.template.spec.initContainers[0];
     const tracesUrl = sidecar.env.find((e: Json) => e.name === 'SIDEGATE_TRACES_URL').value;
     expect(tracesUrl).toStrictEqual(`http://${service.metadata.name}.${service.metadata.namespace}:${query.port}`);
+  });
+});
+
+describe('Jaeger UI config (deploy/jaeger/ui-config.json) linking Jaeger and the Traces view both ways', () => {
+  const ui = JSON.parse(read('deploy/jaeger/ui-config.json')) as Json;
+  const config = parse(read('deploy/jaeger/jaeger.yaml')) as Json;
+  const compose = parse(read('docker-compose.yml')) as Json;
+  const sidecar = (parseAllDocuments(read('deploy/k8s/sidegate-sidecar.yaml')).map((d) => d.toJS() as Json).find((d) => d.kind === 'Deployment') as Json).spec
+    .template.spec.initContainers[0];
+  const gatewayPort = compose.services.sidegate.environment.SIDEGATE_PORT as string;
+
+  it('links every trace to /ui/traces/{id} and every gateway.prompt.id tag to /ui/prompts/{id}, on the gateway port', () => {
+    expect(ui.linkPatterns).toStrictEqual([
+      { type: 'traces', url: `http://localhost:${gatewayPort}/ui/traces/#{traceID}`, text: expect.any(String) },
+      { type: 'tags', key: 'gateway.prompt.id', url: `http://localhost:${gatewayPort}/ui/prompts/#{gateway.prompt.id}`, text: expect.any(String) },
+    ]);
+    expect(ui.topTagPrefixes).toStrictEqual(['gen_ai.', 'gateway.']);
+    expect(ui.menu[0].items[0].url).toStrictEqual(`http://localhost:${gatewayPort}/ui/traces`);
+    expect(compose.services.sidegate.ports).toContain(`${gatewayPort}:${gatewayPort}`);
+  });
+
+  it('Jaeger reads it from beside its config, where compose mounts it; the gateway links to Jaeger UI on 16686', () => {
+    expect(config.extensions.jaeger_query.ui.config_file).toStrictEqual('${env:JAEGER_UI_CONFIG:-/etc/jaeger/ui-config.json}');
+    expect(compose.services.jaeger.volumes).toContain('./deploy/jaeger/ui-config.json:/etc/jaeger/ui-config.json:ro');
+    expect(compose.services.sidegate.environment.SIDEGATE_JAEGER_UI_URL).toStrictEqual('http://localhost:16686');
+    expect(compose.services.jaeger.ports).toContain('16686:16686');
+    expect(sidecar.env.find((e: Json) => e.name === 'SIDEGATE_JAEGER_UI_URL').value).toStrictEqual('http://localhost:16686');
   });
 });
 

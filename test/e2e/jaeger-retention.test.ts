@@ -33,6 +33,7 @@ describe.skipIf(binary === null)('deploy/jaeger/jaeger.yaml in the real Jaeger',
       JAEGER_QUERY_HTTP_ENDPOINT: `127.0.0.1:${query}`,
       JAEGER_QUERY_GRPC_ENDPOINT: `127.0.0.1:${queryGrpc}`,
       JAEGER_HEALTH_ENDPOINT: `127.0.0.1:${health}`,
+      JAEGER_UI_CONFIG: join(ROOT, 'deploy/jaeger/ui-config.json'),
     });
     running.push(process);
     return { query: `http://127.0.0.1:${query}`, otlpHttp: `http://127.0.0.1:${http}`, process };
@@ -52,6 +53,8 @@ describe.skipIf(binary === null)('deploy/jaeger/jaeger.yaml in the real Jaeger',
   it('stores logs in badger, serves them to GET /v1/traces, and still has them after a restart', async () => {
     const first = await startJaegerFromDeployConfig();
     expect(first.process.output()).toContain('Badger storage configuration');
+    // Jaeger read and parsed the UI config (links to the Traces view); a file it cannot parse stops it.
+    expect(first.process.output()).toMatch(new RegExp(`Using UI configuration.*"path": "${join(ROOT, 'deploy/jaeger/ui-config.json')}"`));
     under = await startGatewayUnderTest({
       otlpEndpoint: first.otlpHttp,
       serviceName: 'sidegate-retention-e2e',

@@ -71,25 +71,9 @@ describe.skipIf(binary === null || chromiumPath === null)('the Traces view in a 
   /** The main trace: an app step, a retried chat call, a logged LLM call, an XSS-named log, two feedback scores. */
   async function sendMainTrace(): Promise<void> {
     const t = `view-main-${run}`;
-    await api('POST', '/v1/logs', [
-      { request: {}, response: { response_time: 2500 }, metadata: { traceId: t, spanId: 'session', spanName: 'support chat', user: 'u-42', team: 'search' }, created_at: run - 3000 },
-      {
-        request: { body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'summarise the ticket' }] } },
-        response: {
-          status: 200,
-          response_time: 400,
-          body: {
-            id: 'x',
-            model: 'gemini-2.5-flash',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'The user cannot sign in.' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1800, completion_tokens: 240, total_tokens: 2040 },
-          },
-        },
-        metadata: { traceId: t, spanId: 'summarise', parentSpanId: 'session' },
-        created_at: run - 2900,
-      },
-      { request: {}, response: { response_time: 30 }, metadata: { traceId: t, spanId: 'xss', parentSpanId: 'session', spanName: XSS }, created_at: run - 1000 },
-    ]);
+    const t0 = Date.now();
+    // The app's own step (logged last, once its length is known) holds a logged LLM call, an
+    // XSS-named step and a chat call through the gateway whose first attempt fails and is retried.
     under.emulator.enqueue({ status: 503, body: googleError(503, 'The model is overloaded.') });
     await under.client.chat.completions.create(
       { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Draft a reply to the ticket.' }] },
@@ -102,6 +86,30 @@ describe.skipIf(binary === null || chromiumPath === null)('the Traces view in a 
         },
       },
     );
+    await api('POST', '/v1/logs', [
+      {
+        request: {},
+        response: { response_time: Date.now() - t0 + 700 },
+        metadata: { traceId: t, spanId: 'session', spanName: 'support chat', user: 'u-42', team: 'search' },
+        created_at: t0 - 600,
+      },
+      {
+        request: { body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'summarise the ticket' }] } },
+        response: {
+          status: 200,
+          response_time: 380,
+          body: {
+            id: 'x',
+            model: 'gemini-2.5-flash',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'The user cannot sign in.' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1800, completion_tokens: 240, total_tokens: 2040 },
+          },
+        },
+        metadata: { traceId: t, spanId: 'summarise', parentSpanId: 'session' },
+        created_at: t0 - 560,
+      },
+      { request: {}, response: { response_time: 60 }, metadata: { traceId: t, spanId: 'xss', parentSpanId: 'session', spanName: XSS }, created_at: t0 - 150 },
+    ]);
     await api('POST', '/v1/feedback', { trace_id: t, value: 9, weight: 0.5, metadata: { user: 'u-42' } });
     await api('POST', '/v1/feedback', { trace_id: t, value: 6 });
   }
@@ -305,6 +313,10 @@ describe.skipIf(binary === null || chromiumPath === null)('the Traces view in a 
     expect(await hidden()).toStrictEqual(['plan level 6', 'plan level 7', 'plan level 8', 'plan level 9']);
     await page.click('button.fold[aria-expanded="false"]');
     expect(await hidden()).toStrictEqual([]);
+    // Past 300 spans a span's attributes are fetched when it opens.
+    const step = page.locator('.waterfall details.span', { hasText: 'step 3' }).first();
+    await step.locator('summary').click();
+    await expect.poll(() => step.locator('.attrs').innerText()).toContain('gateway.log.id');
     const median = (k: 'server' | 'browser' | 'total') => timings.map((t) => t[k]).sort((a, b) => a - b)[1]!.toFixed(0);
     // A figure to report, not an assertion (tests never assert wall-clock time; the machine is shared).
     console.log(

@@ -44,7 +44,7 @@ afterAll(async () => {
   expect(logged).toStrictEqual([]);
 });
 
-const PAGES = ['/ui/traces', `/ui/traces/${TRACE_ID}`, `/ui/traces/${TRACE_ID}/json`, '/ui/prompts/greet', '/ui/traces?sort=cost&failed=1'];
+const PAGES = ['/ui/traces', `/ui/traces/${TRACE_ID}`, `/ui/traces/${TRACE_ID}/json`, `/ui/traces/${TRACE_ID}/attributes?span=0000000000000004`, '/ui/prompts/greet', '/ui/traces?sort=cost&failed=1'];
 const ASSETS = ['/ui/assets/view.css', '/ui/assets/view.js'];
 
 async function get(gw: Harness, path: string, cookie?: string) {
@@ -166,6 +166,14 @@ describe('the pages with a session', () => {
     const json = await get(h, `/ui/traces/${TRACE_ID}/json`, cookie);
     expect(json.headers.get('content-disposition')).toBe(`attachment; filename="trace-${TRACE_ID}.json"`);
     expect(JSON.parse(json.text)).toMatchObject({ trace_id: TRACE_ID, totals: { llm_calls: 2, failed_attempts: 1 } });
+  });
+
+  it("serves one span's attributes, escaped, for the script that opens a span of a big trace", async () => {
+    const { status, text } = await get(h, `/ui/traces/${TRACE_ID}/attributes?span=0000000000000005`, cookie);
+    expect(status).toBe(200);
+    expect(text).toMatch(/^<dl>/);
+    expect(text).toContain('<dt>note&quot;&gt;&lt;script&gt;alert(3)&lt;/script&gt;</dt>');
+    expect((await get(h, `/ui/traces/${TRACE_ID}/attributes?span=ffffffffffffffff`, cookie)).status).toBe(404);
   });
 
   it('answers an unknown trace with a 404 page and a bad filter with a 400 page naming it', async () => {

@@ -120,11 +120,12 @@ describe.skipIf(binary === null || chromiumPath === null)('the Traces view in a 
       { model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'hi' }] },
       { headers: { 'x-gateway-trace-id': `view-bob-${run}`, 'x-gateway-metadata': JSON.stringify({ user: 'bob', team: 'ads' }) } },
     );
-    for (const [version, name] of [[1, 'Ada'], [2, 'Bob'], [2, 'Cy']] as const) {
+    for (const [version, name, score] of [[1, 'Ada', 3], [2, 'Bob', 8], [2, 'Cy', 4]] as const) {
       await under.client.post('/prompts/greet/completions', {
         body: { version, variables: { name } },
         headers: { 'x-gateway-trace-id': `view-prompt-${run}-${name}`, 'x-gateway-metadata': JSON.stringify({ user: 'carol' }) },
       });
+      await api('POST', '/v1/feedback', { trace_id: `view-prompt-${run}-${name}`, value: score });
     }
   }
 
@@ -283,10 +284,13 @@ describe.skipIf(binary === null || chromiumPath === null)('the Traces view in a 
 
   it('compares the prompt versions and links each to the list', async () => {
     await page.goto(`${origin}/ui/prompts/greet?since=1h`);
-    const versions = await page.locator('tr[data-version]').evaluateAll((rows) => rows.map((r) => [(r as El).dataset.version, r.querySelectorAll('td')[1]!.textContent]));
+    // version, requests, feedback mean (count): merged over the traces of each version
+    const versions = await page
+      .locator('tr[data-version]')
+      .evaluateAll((rows) => rows.map((r) => [(r as El).dataset.version, (r as El).querySelectorAll('td')[1]!.textContent, (r as El).querySelectorAll('td')[10]!.textContent]));
     expect(versions).toStrictEqual([
-      ['1', '1'],
-      ['2', '2'],
+      ['1', '1', '3 (1)'],
+      ['2', '2', '6 (2)'],
     ]);
     await page.click('tr[data-version="2"] a');
     await page.waitForURL(`${origin}/ui/traces?prompt=greet&version=2`);

@@ -14,6 +14,7 @@
 //  - tokens: ceil(chars/4) for text, 258 per media input part, 1290 per generated image.
 
 import type { WireContent, WireFunctionDeclaration, WirePart, WireRequest, WireSchemaLike } from './validate-request.js';
+import { urlContextFor } from './features/url-context.js';
 import { isGemini3, isImageModel } from './models.js';
 
 /** A 1×1 transparent PNG, the emulator's generated image. */
@@ -30,6 +31,7 @@ export interface AnswerCandidate {
   finishReason: string;
   finishMessage?: string;
   groundingMetadata?: Record<string, unknown>;
+  urlContextMetadata?: Record<string, unknown>;
 }
 
 export interface PromptCount {
@@ -43,6 +45,14 @@ export interface Answer {
   thoughtsTokens: number;
   /** True when Gemini 3 puts the text answer's signature on its last part (streams: a trailing chunk). */
   trailingSignature?: string;
+  /** `responseLogprobs` was set: candidates carry `logprobsResult` with `top` alternatives per step. */
+  logprobs?: { top: number | undefined };
+  /** Prompt-side tool work (URL context retrievals), `toolUsePromptTokenCount`. */
+  toolUsePromptTokens?: number;
+  /** Tokens read from a context cache; part of `promptTokenCount` (set by the server after lookup). */
+  cachedTokens?: number;
+  /** The tier that served the call (lower-case), when the request named one. */
+  serviceTier?: string;
 }
 
 export function tokensOf(chars: number): number {
@@ -264,6 +274,7 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
   const lead: OutPart[] = thinks && tc?.includeThoughts ? [{ text: thoughtText, thought: true }] : [];
 
   const calls = chooseFunctionCalls(req, userText, functionResults);
+  const urlContext = (req.tools ?? []).some((t) => t.urlContext) && !functionResults ? urlContextFor(userText) : undefined;
   const n = Math.max(1, gc.candidateCount ?? 1);
   const candidates: AnswerCandidate[] = [];
   let trailingSignature: string | undefined;
@@ -315,16 +326,21 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
     if (g3 && i === 0 && !parts[parts.length - 1]!.thoughtSignature) trailingSignature = signature(responseId, i);
     const cand: AnswerCandidate = { parts, finishReason };
     const search = tools.find((t) => t.googleSearch || t.googleSearchRetrieval);
-    if (search) cand.groundingMetadata = groundingFor(userText, answer, search.googleSearchRetrieval !== undefined);
+    const answerPart = parts.findIndex((p) => p.text === answer && p.thought === undefined);
+    if (search && answerPart >= 0) cand.groundingMetadata = groundingFor(userText, answer, answerPart, search.googleSearchRetrieval !== undefined);
+    if (urlContext) cand.urlContextMetadata = urlContext.urlContextMetadata;
     candidates.push(cand);
   }
   const out: Answer = { candidates, prompt, thoughtsTokens };
   if (trailingSignature) out.trailingSignature = trailingSignature;
+  if (gc.responseLogprobs === true) out.logprobs = { top: gc.logprobs };
+  if (urlContext && urlContext.toolUsePromptTokens > 0) out.toolUsePromptTokens = urlContext.toolUsePromptTokens;
+  if (req.serviceTier !== undefined && req.serviceTier !== 'UNSPECIFIED') out.serviceTier = req.serviceTier.toLowerCase();
   return out;
 }
 
-/** §8.2 shape; segment offsets are byte offsets into the answer part. */
-function groundingFor(query: string, answer: string, legacy: boolean): Record<string, unknown> {
+/** §8.2 shape; segment offsets are byte offsets into the answer part, `partIndex` its place among the parts. */
+function groundingFor(query: string, answer: string, partIndex: number, legacy: boolean): Record<string, unknown> {
   const g: Record<string, unknown> = {
     webSearchQueries: [query],
     searchEntryPoint: { renderedContent: `<div class="emulator-search">${query.replace(HTML_SPECIAL, '')}</div>` },
@@ -334,7 +350,7 @@ function groundingFor(query: string, answer: string, legacy: boolean): Record<st
     ],
     groundingSupports: [
       {
-        segment: { partIndex: 0, startIndex: 0, endIndex: Buffer.byteLength(answer), text: answer },
+        segment: { partIndex, startIndex: 0, endIndex: Buffer.byteLength(answer), text: answer },
         groundingChunkIndices: [0, 1],
         confidenceScores: [0.97, 0.81],
       },

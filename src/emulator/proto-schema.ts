@@ -58,7 +58,9 @@ const ENUMS: Record<string, readonly string[]> = {
     'MEDIA_RESOLUTION_ULTRA_HIGH',
   ],
   ToolType: ['TOOL_TYPE_UNSPECIFIED', 'GOOGLE_SEARCH_WEB', 'GOOGLE_SEARCH_IMAGE', 'URL_CONTEXT', 'GOOGLE_MAPS', 'FILE_SEARCH'],
-  ServiceTier: ['SERVICE_TIER_UNSPECIFIED', 'UNSPECIFIED', 'FLEX', 'STANDARD', 'PRIORITY'],
+  // Lower-case `standard|flex|priority` since 2026-04; the SERVICE_TIER_* names stopped working
+  // (gemini-more-fields §9). Enums parse case-insensitively.
+  ServiceTier: ['UNSPECIFIED', 'STANDARD', 'FLEX', 'PRIORITY'],
   TaskType: [
     'TASK_TYPE_UNSPECIFIED',
     'RETRIEVAL_QUERY',
@@ -84,6 +86,16 @@ const MESSAGES: Record<string, Record<string, FieldSpec>> = {
     cachedContent: 'string',
     serviceTier: 'enum:ServiceTier',
     store: 'bool',
+  },
+  // cached_content.proto (input fields; ttl / expireTime are checked by features/cached-contents.ts).
+  CachedContent: {
+    name: 'string',
+    model: 'string',
+    displayName: 'string',
+    contents: { repeated: 'msg:Content' },
+    systemInstruction: 'msg:Content',
+    tools: { repeated: 'msg:Tool' },
+    toolConfig: 'msg:ToolConfig',
   },
   CountTokensRequest: {
     model: 'string',

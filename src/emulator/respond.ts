@@ -3,16 +3,42 @@
 
 import type { ServerResponse } from 'node:http';
 import { outputTokens, type Answer, type AnswerCandidate, type OutPart, type PromptCount } from './default-answer.js';
+import { logprobsFor } from './features/logprobs.js';
 
-/** `usageMetadata` with the §3.3 total and zero-valued fields omitted. */
-export function usageJson(prompt: PromptCount, text: number, image: number, thoughts: number): Record<string, unknown> {
+/** Usage beyond prompt, output and thoughts (issue 23 fields); all optional. */
+export interface UsageExtras {
+  toolUsePromptTokens?: number;
+  cachedTokens?: number;
+  serviceTier?: string;
+}
+
+/**
+ * `usageMetadata` with the §3.3 total and zero-valued fields omitted. Cached tokens are part of
+ * `promptTokenCount` (§3.3); tool-use tokens are not, but count in the total.
+ */
+export function usageJson(prompt: PromptCount, text: number, image: number, thoughts: number, extras: UsageExtras = {}): Record<string, unknown> {
   const u: Record<string, unknown> = {};
-  if (prompt.total > 0) u.promptTokenCount = prompt.total;
+  const cached = extras.cachedTokens ?? 0;
+  const toolUse = extras.toolUsePromptTokens ?? 0;
+  const promptTotal = prompt.total + cached;
+  if (promptTotal > 0) u.promptTokenCount = promptTotal;
+  if (cached > 0) {
+    u.cachedContentTokenCount = cached;
+    u.cacheTokensDetails = [{ modality: 'TEXT', tokenCount: cached }];
+  }
   const candidates = text + image;
   if (candidates > 0) u.candidatesTokenCount = candidates;
-  u.totalTokenCount = prompt.total + candidates + thoughts;
-  if (prompt.details.length > 0) u.promptTokensDetails = prompt.details;
+  if (toolUse > 0) {
+    u.toolUsePromptTokenCount = toolUse;
+    u.toolUsePromptTokensDetails = [{ modality: 'TEXT', tokenCount: toolUse }];
+  }
+  u.totalTokenCount = promptTotal + candidates + thoughts + toolUse;
+  if (prompt.details.length > 0) {
+    u.promptTokensDetails = cached > 0 ? prompt.details.map((d) => (d.modality === 'TEXT' ? { ...d, tokenCount: d.tokenCount + cached } : d)) : prompt.details;
+    if (cached > 0 && !prompt.details.some((d) => d.modality === 'TEXT')) (u.promptTokensDetails as unknown[]).unshift({ modality: 'TEXT', tokenCount: cached });
+  }
   if (thoughts > 0) u.thoughtsTokenCount = thoughts;
+  if (extras.serviceTier) u.serviceTier = extras.serviceTier;
   if (image > 0) {
     const details: Array<{ modality: string; tokenCount: number }> = [];
     if (text > 0) details.push({ modality: 'TEXT', tokenCount: text });
@@ -29,9 +55,34 @@ function candidateJson(c: AnswerCandidate, index: number, parts: OutPart[], last
     out.finishReason = c.finishReason;
     if (c.finishMessage) out.finishMessage = c.finishMessage;
     if (c.groundingMetadata) out.groundingMetadata = c.groundingMetadata;
+    if (c.urlContextMetadata) out.urlContextMetadata = c.urlContextMetadata;
   }
   out.index = index;
   return out;
+}
+
+function extrasOf(answer: Answer): UsageExtras {
+  return {
+    ...(answer.toolUsePromptTokens ? { toolUsePromptTokens: answer.toolUsePromptTokens } : {}),
+    ...(answer.cachedTokens ? { cachedTokens: answer.cachedTokens } : {}),
+    ...(answer.serviceTier ? { serviceTier: answer.serviceTier } : {}),
+  };
+}
+
+/** Answer text of some parts (thoughts excluded), what logprobs describe. */
+function answerText(parts: OutPart[]): string {
+  return parts.map((p) => (p.thought !== true && typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+/** Adds `logprobsResult` / `avgLogprobs` for `parts` to a candidate when asked for; returns the steps used. */
+function withLogprobs(out: Record<string, unknown>, answer: Answer, parts: OutPart[], firstStep: number): number {
+  if (!answer.logprobs) return 0;
+  const text = answerText(parts);
+  if (text === '') return 0;
+  const piece = logprobsFor(text, answer.logprobs.top, firstStep);
+  out.logprobsResult = piece.logprobsResult;
+  out.avgLogprobs = piece.avgLogprobs;
+  return (piece.logprobsResult.chosenCandidates as unknown[]).length;
 }
 
 /** The non-streaming `GenerateContentResponse`. */
@@ -44,12 +95,14 @@ export function answerToResponse(answer: Answer, model: string, responseId: stri
       parts[parts.length - 1] = { ...parts[parts.length - 1], thoughtSignature: answer.trailingSignature };
     }
     all.push(...parts);
-    return candidateJson(c, i, parts, true);
+    const json = candidateJson(c, i, parts, true);
+    withLogprobs(json, answer, parts, 0);
+    return json;
   });
   const out = outputTokens(all);
   return {
     candidates,
-    usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens),
+    usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer)),
     modelVersion: model,
     responseId,
   };
@@ -93,18 +146,21 @@ export function answerToChunks(answer: Answer, model: string, responseId: string
   const count = Math.max(...perCandidate.map((p) => p.length));
   const emitted: OutPart[] = [];
   const chunks: Array<Record<string, unknown>> = [];
+  const steps = answer.candidates.map(() => 0);
   for (let k = 0; k < count; k++) {
     const candidates: Array<Record<string, unknown>> = [];
     perCandidate.forEach((pieces, i) => {
       const piece = pieces[k];
       if (!piece) return;
       emitted.push(...piece);
-      candidates.push(candidateJson(answer.candidates[i]!, i, piece, k === pieces.length - 1));
+      const json = candidateJson(answer.candidates[i]!, i, piece, k === pieces.length - 1);
+      steps[i]! += withLogprobs(json, answer, piece, steps[i]!);
+      candidates.push(json);
     });
     const out = outputTokens(emitted);
     chunks.push({
       candidates,
-      usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens),
+      usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer)),
       modelVersion: model,
       responseId,
     });

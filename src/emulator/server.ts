@@ -4,7 +4,8 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildDefaultAnswer, countPrompt } from './default-answer.js';
+import { buildDefaultAnswer, countPrompt, tokensOf } from './default-answer.js';
+import { CACHES_PATH, CacheStore, cacheConflict } from './features/cached-contents.js';
 import { googleError, invalidKeyError, missingKeyError, modelNotFoundError, type GoogleErrorBody } from './errors.js';
 import { FileStore, fileNotFound } from './files.js';
 import { batchEmbedResponse, embedResponse, validateBatchEmbedRequest, validateEmbedRequest } from './embed.js';
@@ -20,7 +21,7 @@ import {
   type RecordedRequest,
   type ScriptedReply,
 } from './script.js';
-import { validateCountTokensRequest, validateGenerateRequest } from './validate-request.js';
+import { validateCountTokensRequest, validateGenerateRequest, type WireRequest } from './validate-request.js';
 
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -128,6 +129,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ...(options.fileProcessingPolls !== undefined ? { processingPolls: options.fileProcessingPolls } : {}),
   });
   let responseCounter = 0;
+  // Context caches: only models that serve generateContent can hold one; their size is counted
+  // like a prompt (§14.1 rule), tools included as their JSON.
+  const caches = new CacheStore(
+    (id) => catalog.get(id)?.supportedGenerationMethods.includes('createCachedContent') ?? false,
+    (parsed) => countPrompt(parsed as WireRequest).total + (parsed.tools ? tokensOf(JSON.stringify(parsed.tools).length) : 0),
+  );
 
   const emulator: Emulator = {
     url: '',
@@ -139,6 +146,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       queue.clear();
       emulator.requests.length = 0;
       files.clear();
+      caches.clear();
       responseCounter = 0;
     },
     close: () => Promise.resolve(),
@@ -192,6 +200,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       writeJson(res, checked.error.error.code, checked.error);
       return;
     }
+    let cachedTokens = 0;
+    const cacheName = isCount ? undefined : checked.value.cachedContent;
+    if (cacheName !== undefined) {
+      const conflict = cacheConflict(checked.value);
+      const found = conflict ? undefined : caches.lookup(cacheName, model);
+      const error = conflict ?? (found && !found.ok ? found.error : undefined);
+      if (error) {
+        writeJson(res, error.error.code, error);
+        return;
+      }
+      if (found?.ok) cachedTokens = found.value.tokens;
+    }
 
     const reply = queue.take(rec);
     if (reply) {
@@ -230,11 +250,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     const responseId = nextResponseId();
     const answer = buildDefaultAnswer(checked.value, model, responseId);
+    if (cachedTokens) answer.cachedTokens = cachedTokens;
+    // The served tier also comes as a header on unary answers (gemini-more-fields §9).
+    const tierHeader = answer.serviceTier ? { 'x-gemini-service-tier': answer.serviceTier } : undefined;
     if (stream) {
       const chunks = answerToChunks(answer, model, responseId).map((data) => ({ data }));
       await writeStream(res, sse, chunks);
     } else {
-      writeJson(res, 200, answerToResponse(answer, model, responseId));
+      writeJson(res, 200, answerToResponse(answer, model, responseId), tierHeader);
     }
   }
 
@@ -384,6 +407,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const out: Record<string, unknown> = { models: catalog.list.slice(from, from + size) };
       if (from + size < catalog.list.length) out.nextPageToken = Buffer.from(String(from + size)).toString('base64url');
       writeJson(res, 200, out);
+      return;
+    } else if (path === CACHES_PATH || path.startsWith(`${CACHES_PATH}/`)) {
+      const answer = caches.handle(method, path, query, body);
+      writeJson(res, answer.status, answer.body);
       return;
     } else if (path === UPLOAD_PATH && method === 'POST') {
       files.start(req, res, body, baseUrl);

@@ -4,6 +4,7 @@
 // (§13). Pure apart from the injected file lookup; one call per request.
 
 import { badRequestError, googleError, type FieldViolation, type GoogleErrorBody } from './errors.js';
+import { checkModelSupport } from './features/model-support.js';
 import { isGemini3, isImageModel, isThinkingModel } from './models.js';
 import { parseMessage } from './proto-schema.js';
 
@@ -59,6 +60,9 @@ export interface WireGenerationConfig {
   responseMimeType?: string;
   responseModalities?: string[];
   thinkingConfig?: { includeThoughts?: boolean; thinkingBudget?: number; thinkingLevel?: string };
+  seed?: number;
+  responseLogprobs?: boolean;
+  logprobs?: number;
 }
 export interface WireRequest {
   contents?: WireContent[];
@@ -69,6 +73,10 @@ export interface WireRequest {
     includeServerSideToolInvocations?: boolean;
   };
   generationConfig?: WireGenerationConfig;
+  safetySettings?: Array<{ category?: string; threshold?: string }>;
+  cachedContent?: string;
+  /** Upper-cased by the proto parser (STANDARD, FLEX, PRIORITY). */
+  serviceTier?: string;
 }
 
 /** State of an uploaded file, as the validator needs it. */
@@ -297,6 +305,8 @@ function checkSemantics(req: WireRequest, model: string, files: FileLookup): { o
   }
   const toolError = checkToolCombination(req, model);
   if (toolError) return toolError;
+  const supportError = checkModelSupport(req, model);
+  if (supportError) return fail(supportError);
 
   for (let t = 0; t < (req.tools ?? []).length; t++) {
     const decls = req.tools![t]!.functionDeclarations ?? [];

@@ -172,7 +172,42 @@ const FunctionTool = z.strictObject({ type: z.literal('function'), function: Fun
 
 const CodeExecutionTool = z.strictObject({ type: z.literal('code_execution') });
 
-export const Tool = z.discriminatedUnion('type', [FunctionTool, CodeExecutionTool]);
+/** Gemini's URL context tool (issue 23 row 1): the model reads the URLs named in the prompt. */
+const UrlContextTool = z.strictObject({ type: z.literal('url_context') });
+
+export const Tool = z.discriminatedUnion('type', [FunctionTool, CodeExecutionTool, UrlContextTool]);
+
+/** OpenAI's `web_search_options` (chat completions), exactly as OpenAI defines it. */
+const WebSearchOptions = z.strictObject({
+  search_context_size: z.enum(['low', 'medium', 'high']).optional(),
+  user_location: z
+    .strictObject({
+      type: z.literal('approximate'),
+      approximate: z.strictObject({
+        city: z.string().optional(),
+        country: z.string().optional(),
+        region: z.string().optional(),
+        timezone: z.string().optional(),
+      }),
+    })
+    .nullable()
+    .optional(),
+});
+
+/**
+ * Gemini safety settings as a request extension (LiteLLM's `safety_settings`, passed as Gemini
+ * spells them; docs/gemini-fields.md). At most one entry per category, as Gemini requires.
+ */
+const SafetySetting = z.strictObject({
+  category: z.enum([
+    'HARM_CATEGORY_HARASSMENT',
+    'HARM_CATEGORY_HATE_SPEECH',
+    'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+    'HARM_CATEGORY_DANGEROUS_CONTENT',
+    'HARM_CATEGORY_CIVIC_INTEGRITY',
+  ]),
+  threshold: z.enum(['BLOCK_LOW_AND_ABOVE', 'BLOCK_MEDIUM_AND_ABOVE', 'BLOCK_ONLY_HIGH', 'BLOCK_NONE', 'OFF']),
+});
 
 const ToolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
@@ -224,6 +259,7 @@ export const ChatCompletionRequestSchema = z.strictObject({
   top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   store: z.boolean().nullable().optional(),
+  /** OpenAI's tiers; a Gemini target maps them (convert-request.ts), an OpenAI target gets them as sent. */
   service_tier: z.string().nullable().optional(),
   modalities: z.array(z.enum(['text', 'image'])).min(1).nullable().optional(),
   thinking: Thinking.optional(),
@@ -243,9 +279,24 @@ export const ChatCompletionRequestSchema = z.strictObject({
   audio: z.record(z.string(), z.unknown()).nullable().optional(),
   logit_bias: z.record(z.string(), z.number()).nullable().optional(),
   prediction: z.record(z.string(), z.unknown()).nullable().optional(),
-  web_search_options: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Google Search grounding for a Gemini target (issue 23 row 2). */
+  web_search_options: WebSearchOptions.nullable().optional(),
   moderation: z.record(z.string(), z.unknown()).nullable().optional(),
   prompt_cache_options: z.record(z.string(), z.unknown()).nullable().optional(),
+  /**
+   * Request extensions for Gemini (issue 23; LiteLLM's and the AI SDK's names): a context cache
+   * made with `POST /v1beta/cachedContents`, and safety settings.
+   */
+  cached_content: z
+    .string()
+    .regex(/^cachedContents\/[A-Za-z0-9_-]+$/, 'must be a cache name, cachedContents/<id>')
+    .nullable()
+    .optional(),
+  safety_settings: z
+    .array(SafetySetting)
+    .refine((list) => new Set(list.map((s) => s.category)).size === list.length, 'at most one setting per category')
+    .nullable()
+    .optional(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
@@ -253,4 +304,5 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 export type UserContentPart = z.infer<typeof UserContentPart>;
 export type AssistantContentPart = z.infer<typeof AssistantContentPart>;
 export type Tool = z.infer<typeof Tool>;
+export type WebSearchOptions = z.infer<typeof WebSearchOptions>;
 export type ToolCall = z.infer<typeof ToolCall>;

@@ -28,11 +28,32 @@ export interface ContentBlock {
   signature?: string;
 }
 
+/** OpenAI's web-search citation; indexes are UTF-16 positions in `content`, end exclusive. */
+export interface UrlCitationAnnotation {
+  type: 'url_citation';
+  url_citation: { start_index: number; end_index: number; url: string; title: string };
+}
+
+/** One token of OpenAI's `choices[i].logprobs.content`. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] | null }>;
+}
+
+export interface ChoiceLogprobs {
+  content: TokenLogprob[] | null;
+  refusal: null;
+}
+
 export interface ChatCompletionMessage {
   role: 'assistant';
   content: string | null;
   refusal: null;
   tool_calls?: ChatCompletionToolCall[];
+  /** Web-search citations (OpenAI defines them, so strict mode too). */
+  annotations?: UrlCitationAnnotation[];
   /** non-strict */
   content_parts?: ContentPartsEntry[];
   /** non-strict */
@@ -45,9 +66,11 @@ export interface ChatCompletionChoice {
   index: number;
   message: ChatCompletionMessage;
   finish_reason: FinishReason;
-  logprobs: null;
+  logprobs: ChoiceLogprobs | null;
   /** non-strict */
   groundingMetadata?: unknown;
+  /** non-strict: Gemini's URL context retrievals (`urlMetadata[]`). */
+  urlContextMetadata?: unknown;
 }
 
 export interface CompletionUsage {
@@ -65,6 +88,8 @@ export interface ChatCompletion {
   model: string;
   choices: ChatCompletionChoice[];
   usage?: CompletionUsage;
+  /** The tier that served the call, when the upstream said (OpenAI's field). */
+  service_tier?: string;
   system_fingerprint?: null;
 }
 
@@ -72,6 +97,7 @@ export interface ChatCompletionChunkDelta {
   role?: 'assistant';
   content?: string | null;
   tool_calls?: Array<ChatCompletionToolCall & { index: number }>;
+  annotations?: UrlCitationAnnotation[];
   /** non-strict */
   content_blocks?: ContentBlock[];
   /** non-strict */
@@ -84,9 +110,11 @@ export interface ChatCompletionChunkChoice {
   index: number;
   delta: ChatCompletionChunkDelta;
   finish_reason: FinishReason | null;
-  logprobs: null;
+  logprobs: ChoiceLogprobs | null;
   /** non-strict */
   groundingMetadata?: unknown;
+  /** non-strict */
+  urlContextMetadata?: unknown;
 }
 
 export interface ChatCompletionChunk {
@@ -96,4 +124,5 @@ export interface ChatCompletionChunk {
   model: string;
   choices: ChatCompletionChunkChoice[];
   usage?: CompletionUsage | null;
+  service_tier?: string;
 }

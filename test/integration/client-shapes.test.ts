@@ -209,7 +209,6 @@ describe('client-sent shapes are accepted and translated', () => {
 
   it.each([
     { param: 'logit_bias', value: { '50256': -100 } },
-    { param: 'web_search_options', value: {} },
     { param: 'audio', value: { voice: 'alloy', format: 'mp3' } },
     { param: 'prediction', value: { type: 'content', content: 'x' } },
   ])('$param (no Gemini equivalent) → 400 unsupported_parameter naming it, not "unrecognized"', async ({ param, value }) => {

@@ -1,14 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { getModelCapabilities } from './capabilities.js';
+import { getModelCapabilities, type ModelCapabilities } from './capabilities.js';
+
+const modern: ModelCapabilities = {
+  thinkingLevel: true,
+  enforcesThoughtSignatures: true,
+  urlContext: true,
+  googleSearch: true,
+  logprobs: true,
+  maxCandidates: 1,
+  serviceTiers: true,
+};
+const flash25: ModelCapabilities = { ...modern, thinkingLevel: false, enforcesThoughtSignatures: false, logprobs: false, maxCandidates: 8 };
 
 describe('getModelCapabilities', () => {
-  it.each([
-    { model: 'gemini-2.5-flash', want: { thinkingLevel: false, enforcesThoughtSignatures: false } },
-    { model: 'models/gemini-2.0-flash', want: { thinkingLevel: false, enforcesThoughtSignatures: false } },
-    { model: 'gemini-3-flash-preview', want: { thinkingLevel: true, enforcesThoughtSignatures: true } },
-    { model: 'gemini-3.1-pro-preview', want: { thinkingLevel: true, enforcesThoughtSignatures: true } },
-    { model: 'gemini-flash-latest', want: { thinkingLevel: true, enforcesThoughtSignatures: true } },
-    { model: 'some-future-model', want: { thinkingLevel: true, enforcesThoughtSignatures: true } },
+  it.each<{ model: string; want: ModelCapabilities }>([
+    { model: 'gemini-2.5-flash', want: flash25 },
+    { model: 'gemini-2.5-pro', want: flash25 },
+    {
+      model: 'models/gemini-2.0-flash',
+      want: { ...flash25, urlContext: false, logprobs: true, serviceTiers: false },
+    },
+    { model: 'gemini-2.5-flash-image', want: { ...flash25, urlContext: false, maxCandidates: 1 } },
+    {
+      model: 'gemini-2.5-flash-preview-tts',
+      want: { ...flash25, urlContext: false, googleSearch: false, maxCandidates: 1, serviceTiers: false },
+    },
+    { model: 'gemini-3-flash-preview', want: modern },
+    { model: 'gemini-3.1-pro-preview', want: modern },
+    { model: 'gemini-3.5-flash', want: { ...modern, logprobs: false } },
+    { model: 'gemini-flash-latest', want: modern },
+    { model: 'some-future-model', want: modern },
   ])('$model', ({ model, want }) => {
     expect(getModelCapabilities(model)).toStrictEqual(want);
   });

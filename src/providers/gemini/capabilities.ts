@@ -3,13 +3,28 @@
  *
  * Unknown ids (and ids of families newer than this table) get the newest behaviour, so a new model
  * works without a release. Facts: gemini-wire §2.6 (thinking levels are Gemini 3+), §6.2
- * (signatures enforced on Gemini 3+).
+ * (signatures enforced on Gemini 3+); the per-feature rows of issue 23 are in
+ * docs/gemini-fields.md with their sources (URL context, logprobs, candidateCount, service tiers).
  */
 export interface ModelCapabilities {
   /** Takes `thinkingConfig.thinkingLevel` (Gemini 3 family and later). */
   thinkingLevel: boolean;
   /** Validates thought signatures on function calls (Gemini 3 family and later). */
   enforcesThoughtSignatures: boolean;
+  /** Takes the `urlContext` tool (2.5 and 3.x text models; not image, TTS or computer-use models). */
+  urlContext: boolean;
+  /** Takes the `googleSearch` tool (2.0 and later; not TTS or computer-use models). */
+  googleSearch: boolean;
+  /**
+   * Not known to refuse `responseLogprobs`: Google answers "Logprobs is not enabled for
+   * models/…" for the 2.5 family and 3.5 Flash, and "not supported" for 1.x; other ids are sent
+   * and any upstream 400 is relayed.
+   */
+  logprobs: boolean;
+  /** Largest `candidateCount`: Gemini 3 answers "Multiple candidates is not enabled for this model". */
+  maxCandidates: number;
+  /** Service tiers (`flex`, `priority`) beyond `standard` (2.5 and later text models). */
+  serviceTiers: boolean;
 }
 
 /** The major.minor of a `gemini-X[.Y]-…` id, or undefined for other ids. */
@@ -19,7 +34,20 @@ function geminiVersion(model: string): number | undefined {
 }
 
 export function getModelCapabilities(model: string): ModelCapabilities {
-  const version = geminiVersion(model);
+  const id = model.toLowerCase();
+  const version = geminiVersion(id);
   const modern = version === undefined || version >= 3;
-  return { thinkingLevel: modern, enforcesThoughtSignatures: modern };
+  const tts = id.includes('-tts');
+  const computerUse = id.includes('computer-use');
+  const image = id.includes('-image');
+  const special = tts || computerUse;
+  return {
+    thinkingLevel: modern,
+    enforcesThoughtSignatures: modern,
+    urlContext: (version === undefined || version >= 2.5) && !special && !image,
+    googleSearch: (version === undefined || version >= 2) && !special,
+    logprobs: version === undefined || (version >= 2 && version < 2.5) || (version >= 3 && version !== 3.5),
+    maxCandidates: modern || image || special ? 1 : 8,
+    serviceTiers: (version === undefined || version >= 2.5) && !special,
+  };
 }

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatCompletionToolCall, ContentBlock, ContentPartsEntry } from '../../openai/chat-response.js';
+import type { PartText } from './convert-grounding.js';
 import type { WirePart } from './wire-schemas.js';
 
 export interface ConvertedParts {
@@ -23,6 +24,8 @@ export interface ConvertedParts {
   thoughtSignature: string | undefined;
   /** True when a part had no OpenAI string form (image, code): `content_parts` carries it. */
   structured: boolean;
+  /** Per input part: where its answer text begins in `content` (undefined for other parts), for citations. */
+  partTexts: Array<PartText | undefined>;
 }
 
 export interface PartsOptions {
@@ -50,6 +53,7 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
   const contentBlocks: ContentBlock[] = [];
   let thoughtSignature: string | undefined;
   let structured = false;
+  const partTexts: Array<PartText | undefined> = [];
   const append = (text: string): void => {
     content = (content ?? '') + text;
   };
@@ -62,6 +66,7 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
   };
 
   for (const part of parts) {
+    partTexts.push(part.text != null && !part.thought ? { at: (content ?? '').length, text: part.text } : undefined);
     const signature = part.thoughtSignature ?? undefined;
     if (part.thought) {
       contentBlocks.push({ type: 'thinking', thinking: part.text ?? '', ...(signature ? { signature } : {}) });
@@ -103,5 +108,5 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
     }
     if (signature) thoughtSignature = signature;
   }
-  return { content, toolCalls, contentParts, contentBlocks, thoughtSignature, structured };
+  return { content, toolCalls, contentParts, contentBlocks, thoughtSignature, structured, partTexts };
 }

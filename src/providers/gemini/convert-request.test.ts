@@ -120,16 +120,87 @@ describe('convertRequest', () => {
     },
     {
       name: 'ignorable fields become warnings',
-      input: base({ user: 'u', metadata: { a: 'b' }, store: true, parallel_tool_calls: true, service_tier: 'auto' }),
+      input: base({ user: 'u', metadata: { a: 'b' }, store: true, parallel_tool_calls: true }),
       want: {
         body: { contents: hi },
-        warnings: [
-          'ignored_param:user',
-          'ignored_param:metadata',
-          'ignored_param:store',
-          'ignored_param:parallel_tool_calls',
-          'ignored_param:service_tier',
-        ],
+        warnings: ['ignored_param:user', 'ignored_param:metadata', 'ignored_param:store', 'ignored_param:parallel_tool_calls'],
+      },
+    },
+    {
+      name: 'web_search_options → googleSearch; context size and location have no Gemini field (warnings)',
+      input: base({
+        web_search_options: {
+          search_context_size: 'high',
+          user_location: { type: 'approximate', approximate: { city: 'London', country: 'GB' } },
+        },
+      }),
+      want: {
+        body: { contents: hi, tools: [{ googleSearch: {} }] },
+        warnings: ['ignored_param:web_search_options.search_context_size', 'ignored_param:web_search_options.user_location'],
+      },
+    },
+    {
+      name: 'web_search_options next to the grounding_search tool sends googleSearch once',
+      input: base({ web_search_options: {}, tools: [{ type: 'function', function: { name: 'grounding_search' } }] }),
+      want: { body: { contents: hi, tools: [{ googleSearch: {} }] }, warnings: [] },
+    },
+    {
+      name: 'url_context in both tool forms → one urlContext, beside googleSearch',
+      input: base({
+        tools: [{ type: 'url_context' }, { type: 'function', function: { name: 'url_context' } }],
+        web_search_options: {},
+      }),
+      want: { body: { contents: hi, tools: [{ urlContext: {} }, { googleSearch: {} }] }, warnings: [] },
+    },
+    {
+      name: 'logprobs and top_logprobs → responseLogprobs and logprobs',
+      input: base({ model: 'gemini-2.0-flash', logprobs: true, top_logprobs: 3 }),
+      want: { body: { contents: hi, generationConfig: { responseLogprobs: true, logprobs: 3 } }, warnings: [] },
+    },
+    {
+      name: 'logprobs: false sends nothing',
+      input: base({ logprobs: false }),
+      want: { body: { contents: hi }, warnings: [] },
+    },
+    {
+      name: 'n and seed → candidateCount and seed',
+      input: base({ n: 3, seed: 42 }),
+      want: { body: { contents: hi, generationConfig: { candidateCount: 3, seed: 42 } }, warnings: [] },
+    },
+    ...(
+      [
+        ['default', 'standard'],
+        ['flex', 'flex'],
+        ['priority', 'priority'],
+      ] as const
+    ).map(([tier, want]) => ({
+      name: `service_tier ${tier} → serviceTier ${want}`,
+      input: base({ service_tier: tier }),
+      want: { body: { contents: hi, serviceTier: want }, warnings: [] },
+    })),
+    {
+      name: 'service_tier auto sends none',
+      input: base({ service_tier: 'auto' }),
+      want: { body: { contents: hi }, warnings: [] },
+    },
+    {
+      name: 'service_tier default on a model without tiers sends none',
+      input: base({ model: 'gemini-2.0-flash', service_tier: 'default' }),
+      want: { body: { contents: hi }, warnings: [] },
+    },
+    {
+      name: 'cached_content and safety_settings',
+      input: base({
+        cached_content: 'cachedContents/abc-123',
+        safety_settings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
+      }),
+      want: {
+        body: {
+          contents: hi,
+          safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
+          cachedContent: 'cachedContents/abc-123',
+        },
+        warnings: [],
       },
     },
     {
@@ -189,7 +260,24 @@ describe('convertRequest', () => {
   });
 
   it.each<{ name: string; input: ChatCompletionRequest; target?: Partial<Target>; param: string }>([
-    { name: 'logprobs', input: base({ logprobs: true }), param: 'logprobs' },
+    { name: 'logprobs on a model that refuses them', input: base({ logprobs: true }), param: 'logprobs' },
+    { name: 'top_logprobs without logprobs', input: base({ model: 'gemini-2.0-flash', top_logprobs: 2 }), param: 'top_logprobs' },
+    { name: 'n > 1 on Gemini 3', input: base({ model: 'gemini-3-flash-preview', n: 2 }), param: 'n' },
+    { name: 'seed beyond int32', input: base({ seed: 2 ** 31 }), param: 'seed' },
+    { name: 'service_tier Gemini lacks', input: base({ service_tier: 'scale' }), param: 'service_tier' },
+    { name: 'flex on a model without tiers', input: base({ model: 'gemini-2.0-flash', service_tier: 'flex' }), param: 'service_tier' },
+    { name: 'url_context on an image model', input: base({ model: 'gemini-2.5-flash-image', tools: [{ type: 'url_context' }] }), param: 'tools' },
+    { name: 'web search on a TTS model', input: base({ model: 'gemini-2.5-flash-preview-tts', web_search_options: {} }), param: 'web_search_options' },
+    {
+      name: 'cached_content next to a system message',
+      input: base({ cached_content: 'cachedContents/x', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'Hi' }] }),
+      param: 'cached_content',
+    },
+    {
+      name: 'cached_content next to tools',
+      input: base({ cached_content: 'cachedContents/x', tools: [{ type: 'code_execution' }] }),
+      param: 'cached_content',
+    },
     {
       name: 'malformed data URI names message and part',
       input: base({
@@ -215,5 +303,8 @@ describe('convertRequest', () => {
     }
     expect(err).toBeInstanceOf(InvalidRequestError);
     expect((err as InvalidRequestError).param).toStrictEqual(param);
+    if ((err as InvalidRequestError).code === 'unsupported_parameter' && param !== 'service_tier') {
+      expect((err as Error).message).toContain(input.model);
+    }
   });
 });

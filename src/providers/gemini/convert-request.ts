@@ -32,6 +32,8 @@ export interface GeminiGenerationConfig {
   responseMimeType?: string;
   responseJsonSchema?: unknown;
   responseModalities?: Array<'TEXT' | 'IMAGE'>;
+  responseLogprobs?: boolean;
+  logprobs?: number;
   thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean; thinkingLevel?: string };
 }
 
@@ -41,7 +43,13 @@ export interface GeminiRequestBody {
   tools?: GeminiTool[];
   toolConfig?: GeminiToolConfig;
   generationConfig?: GeminiGenerationConfig;
+  safetySettings?: Array<{ category: string; threshold: string }>;
+  cachedContent?: string;
+  serviceTier?: GeminiServiceTier;
 }
+
+/** Gemini's request tiers, lower-case since 2026-04 (gemini-more-fields §9). */
+export type GeminiServiceTier = 'standard' | 'flex' | 'priority';
 
 /** Fields that only feed OpenAI-side features or telemetry; safe to ignore (with a warning). */
 const IGNORED = [
@@ -49,8 +57,6 @@ const IGNORED = [
   'metadata',
   'store',
   'parallel_tool_calls',
-  'service_tier',
-  'top_logprobs',
   'prompt_cache_key',
   'prompt_cache_retention',
   'safety_identifier',
@@ -58,7 +64,17 @@ const IGNORED = [
 ] as const;
 
 /** OpenAI parameters Gemini cannot honour and whose loss the caller would notice: a 400 each. */
-const UNSUPPORTED = ['audio', 'logit_bias', 'prediction', 'web_search_options', 'moderation', 'prompt_cache_options'] as const;
+const UNSUPPORTED = ['audio', 'logit_bias', 'prediction', 'moderation', 'prompt_cache_options'] as const;
+
+/** OpenAI `service_tier` → Gemini `serviceTier`; `auto` sends none (Gemini picks standard). */
+const SERVICE_TIERS: Readonly<Record<string, GeminiServiceTier | null>> = { auto: null, default: 'standard', flex: 'flex', priority: 'priority' };
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** A 400 `unsupported_parameter` naming the model, for a field the model is known to refuse. */
+function unsupportedOnModel(param: string, model: string, what: string): InvalidRequestError {
+  return new InvalidRequestError(`${param}: ${model} does not support ${what}`, { param, code: 'unsupported_parameter' });
+}
 
 /** Computer-use predefined actions (gemini-wire §9.3): calls to them answer in Decision 10's form. */
 const COMPUTER_USE_ACTIONS = new Set([
@@ -108,8 +124,25 @@ function generationConfig(request: ChatCompletionRequest, model: string, warning
     const stops = typeof request.stop === 'string' ? [request.stop] : request.stop;
     if (stops.length > 0) config.stopSequences = stops;
   }
-  if (request.n != null) config.candidateCount = request.n;
-  if (request.seed != null) config.seed = request.seed;
+  if (request.n != null) {
+    const max = getModelCapabilities(model).maxCandidates;
+    if (request.n > max) throw unsupportedOnModel('n', model, `more than ${max} candidate${max === 1 ? '' : 's'} (candidateCount)`);
+    config.candidateCount = request.n;
+  }
+  if (request.seed != null) {
+    // generationConfig.seed is a proto int32; OpenAI's seed is any integer.
+    if (request.seed > INT32_MAX || request.seed < -INT32_MAX - 1) {
+      throw new InvalidRequestError('seed: Gemini takes a 32-bit signed integer seed', { param: 'seed' });
+    }
+    config.seed = request.seed;
+  }
+  if (request.logprobs === true) {
+    if (!getModelCapabilities(model).logprobs) throw unsupportedOnModel('logprobs', model, 'logprobs');
+    config.responseLogprobs = true;
+    if (request.top_logprobs != null) config.logprobs = request.top_logprobs;
+  } else if (request.top_logprobs != null) {
+    throw new InvalidRequestError('top_logprobs: requires logprobs: true', { param: 'top_logprobs' });
+  }
   if (request.presence_penalty != null) config.presencePenalty = request.presence_penalty;
   if (request.frequency_penalty != null) config.frequencyPenalty = request.frequency_penalty;
 
@@ -168,15 +201,27 @@ export function convertRequest(
       });
     }
   }
-  if (request.logprobs === true) {
-    throw new InvalidRequestError('logprobs: not supported by this gateway for Gemini', {
-      param: 'logprobs',
-      code: 'unsupported_parameter',
-    });
-  }
-
   const tools = prepareTools(request);
   warnings.push(...tools.warnings);
+  const caps = getModelCapabilities(model);
+  for (const tool of tools.tools ?? []) {
+    if ('urlContext' in tool && !caps.urlContext) throw unsupportedOnModel('tools', model, 'the url_context tool');
+    if ('googleSearch' in tool && !caps.googleSearch) {
+      throw unsupportedOnModel(request.web_search_options != null ? 'web_search_options' : 'tools', model, 'Google Search grounding');
+    }
+  }
+  const serviceTier = geminiServiceTier(request.service_tier, model);
+  if (request.cached_content != null) {
+    // Gemini refuses systemInstruction, tools and toolConfig next to a cache (gemini-more-fields §8):
+    // they belong in the cache.
+    const system = request.messages.some((m) => m.role === 'system' || m.role === 'developer');
+    const owned = system ? 'system messages' : tools.tools || tools.toolConfig ? 'tools' : undefined;
+    if (owned) {
+      throw new InvalidRequestError(`cached_content: Gemini does not accept ${owned} next to a context cache; put them in the cache`, {
+        param: 'cached_content',
+      });
+    }
+  }
   const declared = new Set(tools.functionNames);
   const messages = convertMessages(request.messages, {
     baseUrl: target.baseUrl,
@@ -194,6 +239,27 @@ export function convertRequest(
     ...(tools.tools ? { tools: tools.tools } : {}),
     ...(tools.toolConfig ? { toolConfig: tools.toolConfig } : {}),
     ...(Object.keys(config).length > 0 ? { generationConfig: config } : {}),
+    ...(request.safety_settings != null && request.safety_settings.length > 0 ? { safetySettings: request.safety_settings.map((s) => ({ ...s })) } : {}),
+    ...(request.cached_content != null ? { cachedContent: request.cached_content } : {}),
+    ...(serviceTier ? { serviceTier } : {}),
   };
   return { body, warnings };
+}
+
+/** OpenAI `service_tier` → Gemini's, checked against the model; undefined when none is sent. */
+function geminiServiceTier(tier: string | null | undefined, model: string): GeminiServiceTier | undefined {
+  if (tier == null) return undefined;
+  const mapped = SERVICE_TIERS[tier];
+  if (mapped === undefined) {
+    throw new InvalidRequestError(`service_tier: Gemini offers auto, default, flex and priority, not ${tier}`, {
+      param: 'service_tier',
+      code: 'unsupported_parameter',
+    });
+  }
+  if (mapped === null) return undefined;
+  if (!getModelCapabilities(model).serviceTiers) {
+    if (mapped === 'standard') return undefined;
+    throw unsupportedOnModel('service_tier', model, `the ${mapped} service tier`);
+  }
+  return mapped;
 }

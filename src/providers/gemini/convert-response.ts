@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChoice, ChatCompletionMessage } from '../../openai/chat-response.js';
 import type { CallOutcome } from '../provider.js';
+import { groundingAnnotations } from './convert-grounding.js';
+import { convertLogprobs } from './convert-logprobs.js';
 import { convertParts } from './convert-parts.js';
 import { convertUsage } from './convert-usage.js';
 import { extractErrorObject, upstreamErrorFromObject } from './errors.js';
@@ -52,11 +54,14 @@ export function convertCandidate(
     ...(options.newId ? { newId: options.newId } : {}),
   });
   const strict = options.strictCompliance;
+  const annotations = groundingAnnotations(candidate.groundingMetadata, parts.partTexts);
+  const logprobs = convertLogprobs(candidate.logprobsResult);
   const message: ChatCompletionMessage = {
     role: 'assistant',
     content: parts.content ?? null,
     refusal: null,
     ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
+    ...(annotations.length > 0 ? { annotations } : {}),
     ...(!strict && parts.structured ? { content_parts: parts.contentParts } : {}),
     ...(!strict && parts.contentBlocks.length > 0 ? { content_blocks: parts.contentBlocks } : {}),
     ...(!strict && parts.thoughtSignature ? { thought_signature: parts.thoughtSignature } : {}),
@@ -65,9 +70,17 @@ export function convertCandidate(
     index,
     message,
     finish_reason: mapFinishReason(candidate.finishReason, parts.toolCalls.length > 0),
-    logprobs: null,
+    logprobs: logprobs ?? null,
     ...(!strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {}),
+    ...(!strict && candidate.urlContextMetadata != null ? { urlContextMetadata: candidate.urlContextMetadata } : {}),
   };
+}
+
+/** Gemini's served tier (`usageMetadata.serviceTier`) → OpenAI's `service_tier` (`standard` is OpenAI's `default`). */
+export function openAiServiceTier(tier: string | null | undefined): string | undefined {
+  if (!tier) return undefined;
+  const lower = tier.toLowerCase().replace(/^service_tier_/, '');
+  return lower === 'standard' ? 'default' : lower;
 }
 
 export function convertResponse(
@@ -90,6 +103,7 @@ export function convertResponse(
     throw new UpstreamError('upstream answered without candidates', { status: 502, reason: 'empty_response' });
   }
   const usage = response.usageMetadata ? convertUsage(response.usageMetadata) : undefined;
+  const serviceTier = openAiServiceTier(response.usageMetadata?.serviceTier);
   const completion: ChatCompletion = {
     id: `chatcmpl-${response.responseId ?? (options.newId ?? randomUUID)()}`,
     object: 'chat.completion',
@@ -97,6 +111,7 @@ export function convertResponse(
     model: options.model,
     choices,
     ...(usage ? { usage: usage.usage } : {}),
+    ...(serviceTier ? { service_tier: serviceTier } : {}),
   };
   const outcome: CallOutcome = {
     responseModel: response.modelVersion ?? options.model,

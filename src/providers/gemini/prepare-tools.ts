@@ -9,8 +9,11 @@
  *
  * Built-in tools travel as OpenAI function tools with reserved names (as in the seed):
  * `computer_use`/`computerUse` → `computerUse`, `grounding_search` → `googleSearch`,
- * `grounding_search_retrieval` → `googleSearchRetrieval`; `{type: "code_execution"}` →
- * `codeExecution`. Mixing them with function tools is sent as asked: Gemini's own 400 explains
+ * `grounding_search_retrieval` → `googleSearchRetrieval`, `url_context` → `urlContext`;
+ * `{type: "code_execution"}` → `codeExecution`, `{type: "url_context"}` → `urlContext`. OpenAI's
+ * own `web_search_options` → `googleSearch` (once, however many forms ask for it): Gemini's
+ * GoogleSearch has no location or context-size field (docs/gemini-fields.md), so those two
+ * sub-fields are warnings. Mixing them with function tools is sent as asked: Gemini's own 400 explains
  * what the model does not support, rather than us dropping a tool.
  */
 import { InvalidRequestError } from '../../errors.js';
@@ -20,6 +23,7 @@ export type GeminiTool =
   | { functionDeclarations: Array<{ name: string; description?: string; parametersJsonSchema?: unknown }> }
   | { codeExecution: Record<string, never> }
   | { googleSearch: Record<string, never> }
+  | { urlContext: Record<string, never> }
   | { googleSearchRetrieval: Record<string, unknown> }
   | { computerUse: { environment: string; excludedPredefinedFunctions?: string[] } };
 
@@ -129,17 +133,31 @@ function withLegacyFunctions(
 }
 
 export function prepareTools(
-  original: Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'functions' | 'function_call'>,
+  original: Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'functions' | 'function_call' | 'web_search_options'>,
 ): PreparedTools {
   const request = withLegacyFunctions(original);
   const warnings: string[] = [];
   const declarations: Array<{ name: string; description?: string; parametersJsonSchema?: unknown }> = [];
   const builtIns: GeminiTool[] = [];
   let computerUse = false;
+  let googleSearch = false;
+  let urlContext = false;
+  const addGoogleSearch = (): void => {
+    if (!googleSearch) builtIns.push({ googleSearch: {} });
+    googleSearch = true;
+  };
+  const addUrlContext = (): void => {
+    if (!urlContext) builtIns.push({ urlContext: {} });
+    urlContext = true;
+  };
 
   (request.tools ?? []).forEach((tool, i) => {
     if (tool.type === 'code_execution') {
       builtIns.push({ codeExecution: {} });
+      return;
+    }
+    if (tool.type === 'url_context') {
+      addUrlContext();
       return;
     }
     const fn = tool.function;
@@ -160,7 +178,11 @@ export function prepareTools(
       return;
     }
     if (fn.name === 'grounding_search') {
-      builtIns.push({ googleSearch: {} });
+      addGoogleSearch();
+      return;
+    }
+    if (fn.name === 'url_context') {
+      addUrlContext();
       return;
     }
     if (fn.name === 'grounding_search_retrieval') {
@@ -196,6 +218,13 @@ export function prepareTools(
       ...(parametersJsonSchema !== undefined ? { parametersJsonSchema } : {}),
     });
   });
+
+  const search = original.web_search_options;
+  if (search != null) {
+    addGoogleSearch();
+    if (search.search_context_size !== undefined) warnings.push('ignored_param:web_search_options.search_context_size');
+    if (search.user_location != null) warnings.push('ignored_param:web_search_options.user_location');
+  }
 
   const tools: GeminiTool[] = [...(declarations.length > 0 ? [{ functionDeclarations: declarations }] : []), ...builtIns];
   const names = declarations.map((d) => d.name);

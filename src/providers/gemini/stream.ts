@@ -10,14 +10,28 @@
  * - function calls arrive whole (no partial args on the Gemini API), so each becomes one complete
  *   `tool_calls` delta with a running index per choice; a call sharing a chunk with text is kept;
  * - an in-stream `{"error":…}` chunk throws `UpstreamError`, and a stream that ends without a
- *   finish reason throws too: a cut stream must never look like a clean finish.
+ *   finish reason throws too: a cut stream must never look like a clean finish;
+ * - grounding citations go out as `delta.annotations` on the chunk that carried
+ *   `groundingMetadata` (as OpenAI streams them), against the answer streamed so far: consecutive
+ *   text deltas are taken as one part, as an SDK aggregating the stream sees them;
+ * - `logprobsResult` on a chunk becomes that chunk's `logprobs`; the served tier is
+ *   `service_tier` on every chunk once Gemini has named it.
  */
 import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
-import type { ChatCompletionChunk, ChatCompletionChunkDelta, CompletionUsage, FinishReason, ContentPartsEntry } from '../../openai/chat-response.js';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionChunkDelta,
+  CompletionUsage,
+  FinishReason,
+  ContentPartsEntry,
+  UrlCitationAnnotation,
+} from '../../openai/chat-response.js';
 import type { CallOutcome, NormalizedUsage } from '../provider.js';
+import { groundingAnnotations, type PartText } from './convert-grounding.js';
+import { convertLogprobs } from './convert-logprobs.js';
 import { convertParts } from './convert-parts.js';
-import { parseWireResponse } from './convert-response.js';
+import { openAiServiceTier, parseWireResponse } from './convert-response.js';
 import { convertUsage } from './convert-usage.js';
 import { mapFinishReason } from './map-finish-reason.js';
 
@@ -48,6 +62,13 @@ interface ChoiceState {
    * non-streamed answer; a text-only stream never carries `content_parts`, also as there.
    */
   textBeforeStructured: ContentPartsEntry[];
+  /** Characters of `content` streamed so far. */
+  sent: number;
+  /** The streamed parts as an aggregating SDK sees them (consecutive text deltas merged), for citations. */
+  partTexts: Array<PartText | undefined>;
+  lastPartIsText: boolean;
+  /** Citations already streamed (JSON), so a repeated groundingMetadata adds only new ones. */
+  annotationsSent: Set<string>;
 }
 
 export class GeminiStreamTranslator {
@@ -60,6 +81,7 @@ export class GeminiStreamTranslator {
   private readonly choices = new Map<number, ChoiceState>();
   private blocked = false;
   private finishReasons: FinishReason[] = [];
+  private serviceTier: string | undefined;
 
   constructor(options: StreamTranslatorOptions) {
     this.options = options;
@@ -74,13 +96,49 @@ export class GeminiStreamTranslator {
       model: this.options.model,
       choices,
       ...(usage !== undefined ? { usage } : {}),
+      ...(this.serviceTier ? { service_tier: this.serviceTier } : {}),
     };
+  }
+
+  /** Records this chunk's parts in the choice's aggregated part list and returns new citations. */
+  private citations(
+    s: ChoiceState,
+    partTexts: ReadonlyArray<PartText | undefined>,
+    content: string | undefined,
+    metadata: unknown,
+  ): UrlCitationAnnotation[] {
+    for (const text of partTexts) {
+      const last = s.partTexts[s.partTexts.length - 1];
+      if (text && s.lastPartIsText && last) last.text += text.text;
+      else s.partTexts.push(text ? { at: s.sent + text.at, text: text.text } : undefined);
+      s.lastPartIsText = text !== undefined;
+    }
+    s.sent += content?.length ?? 0;
+    if (metadata == null) return [];
+    return groundingAnnotations(metadata, s.partTexts).filter((a) => {
+      const key = JSON.stringify(a);
+      if (s.annotationsSent.has(key)) return false;
+      s.annotationsSent.add(key);
+      return true;
+    });
   }
 
   private state(index: number): ChoiceState {
     let s = this.choices.get(index);
     if (!s) {
-      s = { roleSent: false, toolCalls: 0, openLine: false, geminiFinish: undefined, finished: false, structured: false, textBeforeStructured: [] };
+      s = {
+        roleSent: false,
+        toolCalls: 0,
+        openLine: false,
+        geminiFinish: undefined,
+        finished: false,
+        structured: false,
+        textBeforeStructured: [],
+        sent: 0,
+        partTexts: [],
+        lastPartIsText: false,
+        annotationsSent: new Set(),
+      };
       this.choices.set(index, s);
     }
     return s;
@@ -93,6 +151,7 @@ export class GeminiStreamTranslator {
     if (response.responseId) this.responseId = response.responseId;
     if (response.modelVersion) this.responseModel = response.modelVersion;
     if (response.usageMetadata) this.usage = convertUsage(response.usageMetadata);
+    this.serviceTier = openAiServiceTier(response.usageMetadata?.serviceTier) ?? this.serviceTier;
 
     const out: ChatCompletionChunk[] = [];
     const candidates = response.candidates ?? [];
@@ -116,6 +175,7 @@ export class GeminiStreamTranslator {
         continuesLine: s.openLine,
       });
       if (parts.content !== undefined && parts.content !== '') s.openLine = !parts.content.endsWith('\n');
+      const annotations = this.citations(s, parts.partTexts, parts.content, candidate.groundingMetadata);
       const delta: ChatCompletionChunkDelta = {};
       if (!s.roleSent) delta.role = 'assistant';
       if (parts.content !== undefined && (parts.content !== '' || !s.roleSent)) delta.content = parts.content;
@@ -123,6 +183,7 @@ export class GeminiStreamTranslator {
       if (parts.toolCalls.length > 0) {
         delta.tool_calls = parts.toolCalls.map((call) => ({ index: s.toolCalls++, ...call }));
       }
+      if (annotations.length > 0) delta.annotations = annotations;
       if (!strict) {
         if (parts.contentBlocks.length > 0) delta.content_blocks = parts.contentBlocks;
         if (parts.structured || s.structured) {
@@ -134,10 +195,13 @@ export class GeminiStreamTranslator {
         }
         if (parts.thoughtSignature) delta.thought_signature = parts.thoughtSignature;
       }
-      const grounding = !strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {};
-      if (Object.keys(delta).length > 0 || 'groundingMetadata' in grounding) {
+      const extras: { groundingMetadata?: unknown; urlContextMetadata?: unknown } = {};
+      if (!strict && candidate.groundingMetadata != null) extras.groundingMetadata = candidate.groundingMetadata;
+      if (!strict && candidate.urlContextMetadata != null) extras.urlContextMetadata = candidate.urlContextMetadata;
+      const logprobs = convertLogprobs(candidate.logprobsResult) ?? null;
+      if (Object.keys(delta).length > 0 || Object.keys(extras).length > 0 || logprobs) {
         s.roleSent = true;
-        out.push(this.chunk([{ index, delta, finish_reason: null, logprobs: null, ...grounding }]));
+        out.push(this.chunk([{ index, delta, finish_reason: null, logprobs, ...extras }]));
       }
       if (candidate.finishReason) s.geminiFinish = candidate.finishReason;
     });

@@ -27,6 +27,9 @@ export const WireCandidate = z.looseObject({
   finishMessage: z.string().nullish(),
   index: z.number().int().nullish(),
   groundingMetadata: z.unknown().optional(),
+  urlContextMetadata: z.unknown().optional(),
+  /** Read leniently by convert-logprobs.ts. */
+  logprobsResult: z.unknown().optional(),
 });
 export type WireCandidate = z.infer<typeof WireCandidate>;
 
@@ -40,6 +43,10 @@ export const WireUsage = z.looseObject({
   thoughtsTokenCount: z.number().nullish(),
   totalTokenCount: z.number().nullish(),
   candidatesTokensDetails: z.array(ModalityCount).nullish(),
+  promptTokensDetails: z.array(ModalityCount).nullish(),
+  cacheTokensDetails: z.array(ModalityCount).nullish(),
+  /** The tier that served the call (gemini-more-fields §9; AI SDK reads it here). */
+  serviceTier: z.string().nullish(),
 });
 export type WireUsage = z.infer<typeof WireUsage>;
 

@@ -77,8 +77,8 @@ export interface CompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
-  completion_tokens_details?: { reasoning_tokens: number };
+  prompt_tokens_details?: { cached_tokens: number; audio_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens: number; audio_tokens?: number };
 }
 
 export interface ChatCompletion {

@@ -43,6 +43,14 @@ export interface NormalizedUsage {
   imageOutputTokens?: number;
   /** Of `inputTokens`, those spent on tool use (Gemini `toolUsePromptTokenCount`); already in `inputTokens`. */
   toolUsePromptTokens?: number;
+  /** Of `inputTokens`, those that were audio (billed at the audio input rate where one exists). */
+  audioInputTokens?: number;
+  /** Of `cachedInputTokens`, those that were audio (billed at the cached audio rate). */
+  cachedAudioInputTokens?: number;
+  /** Output tokens that were audio (TTS; billed at the audio output rate). */
+  audioOutputTokens?: number;
+  /** The tier that served the call, lower-case (`standard`, `flex`, `priority`), when the upstream said. */
+  serviceTier?: string;
 }
 
 /** What telemetry records about a finished upstream call. */

@@ -5,6 +5,8 @@ export const ATTR_GATEWAY_ATTEMPTS = 'gateway.attempts';
 export const ATTR_GATEWAY_ATTEMPT_NUMBER = 'gateway.attempt.number';
 export const ATTR_GATEWAY_TARGET_INDEX = 'gateway.target.index';
 export const ATTR_GATEWAY_COST_USD = 'gateway.cost.usd';
+/** `true` on an attempt with usage whose model the price table does not know (so no cost, never a guess). */
+export const ATTR_GATEWAY_COST_UNKNOWN_MODEL = 'gateway.cost.unknown_model';
 /** Seconds an attempt waited for an upstream connection before its request was written. */
 export const ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION = 'gateway.upstream.queue_duration';
 export const ATTR_GATEWAY_WARNINGS = 'gateway.warnings';

@@ -18,13 +18,14 @@ import type { CallOutcome } from '../providers/provider.js';
 import { errorTypeOf, statusMessageOf } from './error-type-of.js';
 import {
   ATTR_GATEWAY_ATTEMPT_NUMBER,
+  ATTR_GATEWAY_COST_UNKNOWN_MODEL,
   ATTR_GATEWAY_COST_USD,
   ATTR_GATEWAY_TARGET_INDEX,
   ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION,
   ATTR_GATEWAY_WARNINGS,
 } from './gateway-attributes.js';
 import { getOutputContentAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
-import { computeCostUsd } from './pricing.js';
+import { computeCostUsd, findModelPrice } from './pricing.js';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -132,6 +133,9 @@ export class OtelAttemptSpan implements AttemptSpan {
         if (result.outcome.usage !== undefined) span.setAttributes(getUsageAttributes(result.outcome.usage));
         const cost = this.costOf(result.outcome);
         if (cost !== undefined) span.setAttribute(ATTR_GATEWAY_COST_USD, cost);
+        else if (result.outcome.usage !== undefined && findModelPrice(this.kit.pricing, this.start.model) === undefined) {
+          span.setAttribute(ATTR_GATEWAY_COST_UNKNOWN_MODEL, true);
+        }
         if (result.outcome.warnings.length > 0) span.setAttribute(ATTR_GATEWAY_WARNINGS, result.outcome.warnings);
       }
       if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);

@@ -29,6 +29,52 @@ describe('computeCostUsd', () => {
     expect(withTools).toBe(plain);
   });
 
+  // Issue 23: Google's list prices (paid tier, standard, per 1M tokens; gemini-more-fields §11):
+  // gemini-2.5-flash text/image/video input $0.30, audio input $1.00, cached text $0.03, cached
+  // audio $0.10, output including thinking $2.50.
+  it('a call with cached, audio and thinking tokens costs the list-price arithmetic', () => {
+    const { normalized } = convertUsage({
+      promptTokenCount: 10_000,
+      promptTokensDetails: [
+        { modality: 'TEXT', tokenCount: 6_000 },
+        { modality: 'AUDIO', tokenCount: 4_000 },
+      ],
+      cachedContentTokenCount: 5_000,
+      cacheTokensDetails: [
+        { modality: 'TEXT', tokenCount: 3_000 },
+        { modality: 'AUDIO', tokenCount: 2_000 },
+      ],
+      candidatesTokenCount: 800,
+      thoughtsTokenCount: 1_200,
+      totalTokenCount: 12_000,
+    });
+    const uncachedText = (6_000 - 3_000) * 0.3; // $0.0009
+    const uncachedAudio = (4_000 - 2_000) * 1.0; // $0.002
+    const cachedText = 3_000 * 0.03; // $0.00009
+    const cachedAudio = 2_000 * 0.1; // $0.0002
+    const output = (800 + 1_200) * 2.5; // $0.005: thinking is billed as output
+    const want = (uncachedText + uncachedAudio + cachedText + cachedAudio + output) / 1e6;
+    expect(want).toBeCloseTo(0.00819, 12);
+    expect(computeCostUsd(DEFAULT_PRICING, 'gemini-2.5-flash', normalized)).toBeCloseTo(want, 12);
+  });
+
+  it('TTS audio output at the audio output rate ($0.50 text in, $10 audio out per 1M)', () => {
+    const { normalized } = convertUsage({
+      promptTokenCount: 20,
+      candidatesTokenCount: 500,
+      candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: 500 }],
+      totalTokenCount: 520,
+    });
+    expect(computeCostUsd(DEFAULT_PRICING, 'gemini-2.5-flash-preview-tts', normalized)).toBeCloseTo((20 * 0.5 + 500 * 10) / 1e6, 12);
+  });
+
+  it('flex is half the standard price; priority (no exact published rate) has no cost', () => {
+    const flex = convertUsage({ promptTokenCount: 1_000, candidatesTokenCount: 100, serviceTier: 'flex' }).normalized;
+    expect(computeCostUsd(DEFAULT_PRICING, 'gemini-2.5-flash', flex)).toBeCloseTo(((1_000 * 0.3 + 100 * 2.5) * 0.5) / 1e6, 12);
+    const priority = convertUsage({ promptTokenCount: 1_000, candidatesTokenCount: 100, serviceTier: 'priority' }).normalized;
+    expect(computeCostUsd(DEFAULT_PRICING, 'gemini-2.5-flash', priority)).toBeUndefined();
+  });
+
   it('is undefined for an unknown model', () => {
     expect(computeCostUsd(DEFAULT_PRICING, 'gpt-4o', usage())).toBeUndefined();
   });

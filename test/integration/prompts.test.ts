@@ -114,6 +114,26 @@ describe('POST /v1/prompts/{id}/completions', () => {
     ]);
   });
 
+  it('reports cached tokens (implicit caching) in the usage, streamed and not (issue 23 row 7)', async () => {
+    const cached = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 3000, cachedContentTokenCount: 2048, candidatesTokenCount: 1, totalTokenCount: 3001 },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    const body = { variables: { product: 'Sidegate', question: 'q' } };
+    h.emulator.enqueue({ status: 200, body: cached });
+    const res = await h.client.post<ChatCompletion>('/prompts/support/completions', { body });
+    expect(res.usage?.prompt_tokens_details?.cached_tokens).toBe(2048);
+    h.emulator.enqueue({ chunks: [{ data: cached }] });
+    const stream = await h.client.post<Stream<ChatCompletionChunk>>('/prompts/support/completions', {
+      body: { ...body, stream: true, stream_options: { include_usage: true } },
+      stream: true,
+    });
+    let usage: ChatCompletionChunk['usage'];
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage?.prompt_tokens_details?.cached_tokens).toBe(2048);
+  });
+
   it('errors name what is missing or unknown, and nothing goes upstream', async () => {
     const call = (id: string, body: Record<string, unknown>) => apiError(h.client.post(`/prompts/${id}/completions`, { body }));
     expect(await call('support', { variables: { question: 'q' } })).toMatchObject({ status: 400, param: 'variables.product', code: 'missing_variable' });

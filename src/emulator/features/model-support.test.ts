@@ -24,6 +24,13 @@ describe('per-model support of the issue-23 fields', () => {
       body: { tools: [{ urlContext: {} }] },
       want: 'Url context tool is not supported for models/gemini-2.5-flash-image.',
     },
+    {
+      name: 'googleSearch on 2.0 Flash-Lite',
+      model: 'gemini-2.0-flash-lite',
+      body: { tools: [{ googleSearch: {} }] },
+      want: 'Search Grounding is not supported for models/gemini-2.0-flash-lite.',
+    },
+    { name: 'googleSearch on 2.0 Flash', model: 'gemini-2.0-flash', body: { tools: [{ google_search: {} }] }, want: null },
     { name: 'logprobs on 2.0 Flash', model: 'gemini-2.0-flash', body: { generationConfig: { responseLogprobs: true, logprobs: 5 } }, want: null },
     {
       name: 'logprobs on 2.5 Pro (python-genai#1921)',

@@ -15,6 +15,11 @@ export interface FeatureRequest {
 
 const fail = (message: string): GoogleErrorBody => googleError(400, message);
 
+/** §2: Google Search on 2.0 and later, except 2.0 Flash-Lite and 2.5 Flash Image (and TTS models). */
+export function takesGoogleSearch(model: string): boolean {
+  return !model.startsWith('gemini-2.0-flash-lite') && !model.startsWith('gemini-2.5-flash-image') && !model.includes('-tts');
+}
+
 /** §1: 2.5 and 3.x text models (the URL-context page's list), not image, TTS or computer-use models. */
 export function takesUrlContext(model: string): boolean {
   return (model.startsWith('gemini-2.5') || isGemini3(model)) && !isImageModel(model) && !model.includes('-tts') && !model.includes('computer-use');
@@ -43,6 +48,9 @@ function maxCandidates(model: string): number {
 export function checkModelSupport(req: FeatureRequest, model: string): GoogleErrorBody | null {
   if ((req.tools ?? []).some((t) => t.urlContext !== undefined) && !takesUrlContext(model)) {
     return fail(`Url context tool is not supported for models/${model}.`); // emulator wording
+  }
+  if ((req.tools ?? []).some((t) => t.googleSearch !== undefined) && !takesGoogleSearch(model)) {
+    return fail(`Search Grounding is not supported for models/${model}.`); // emulator wording
   }
   const gc = req.generationConfig ?? {};
   if (gc.logprobs !== undefined && gc.responseLogprobs !== true) {

@@ -20,7 +20,9 @@ describe('getModelCapabilities', () => {
       model: 'models/gemini-2.0-flash',
       want: { ...flash25, urlContext: false, logprobs: true, serviceTiers: false },
     },
-    { model: 'gemini-2.5-flash-image', want: { ...flash25, urlContext: false, maxCandidates: 1 } },
+    { model: 'gemini-2.5-flash-image', want: { ...flash25, urlContext: false, googleSearch: false, maxCandidates: 1 } },
+    { model: 'gemini-2.0-flash-lite', want: { ...flash25, urlContext: false, googleSearch: false, logprobs: true, serviceTiers: false } },
+    { model: 'gemini-3-pro-image-preview', want: { ...modern, urlContext: false } },
     {
       model: 'gemini-2.5-flash-preview-tts',
       want: { ...flash25, urlContext: false, googleSearch: false, maxCandidates: 1, serviceTiers: false },

@@ -13,7 +13,10 @@ export interface ModelCapabilities {
   enforcesThoughtSignatures: boolean;
   /** Takes the `urlContext` tool (2.5 and 3.x text models; not image, TTS or computer-use models). */
   urlContext: boolean;
-  /** Takes the `googleSearch` tool (2.0 and later; not TTS or computer-use models). */
+  /**
+   * Takes the `googleSearch` tool (2.0 and later; not 2.0 Flash-Lite, 2.5 Flash Image, TTS or
+   * computer-use models: Google's grounding page and the AI SDK's gemini-tool-capabilities.ts).
+   */
   googleSearch: boolean;
   /**
    * Not known to refuse `responseLogprobs`: Google answers "Logprobs is not enabled for
@@ -41,11 +44,12 @@ export function getModelCapabilities(model: string): ModelCapabilities {
   const computerUse = id.includes('computer-use');
   const image = id.includes('-image');
   const special = tts || computerUse;
+  const searchless = (version === 2 && id.includes('lite')) || (version === 2.5 && image);
   return {
     thinkingLevel: modern,
     enforcesThoughtSignatures: modern,
     urlContext: (version === undefined || version >= 2.5) && !special && !image,
-    googleSearch: (version === undefined || version >= 2) && !special,
+    googleSearch: (version === undefined || version >= 2) && !special && !searchless,
     logprobs: version === undefined || (version >= 2 && version < 2.5) || (version >= 3 && version !== 3.5),
     maxCandidates: modern || image || special ? 1 : 8,
     serviceTiers: (version === undefined || version >= 2.5) && !special,

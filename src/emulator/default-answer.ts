@@ -14,6 +14,7 @@
 //  - tokens: ceil(chars/4) for text, 258 per media input part, 1290 per generated image.
 
 import type { WireContent, WireFunctionDeclaration, WirePart, WireRequest, WireSchemaLike } from './validate-request.js';
+import { safetyFor, type SafetyRating } from './features/safety.js';
 import { urlContextFor } from './features/url-context.js';
 import { isGemini3, isImageModel } from './models.js';
 
@@ -32,6 +33,7 @@ export interface AnswerCandidate {
   finishMessage?: string;
   groundingMetadata?: Record<string, unknown>;
   urlContextMetadata?: Record<string, unknown>;
+  safetyRatings?: SafetyRating[];
 }
 
 export interface PromptCount {
@@ -53,6 +55,8 @@ export interface Answer {
   cachedTokens?: number;
   /** The tier that served the call (lower-case), when the request named one. */
   serviceTier?: string;
+  /** Set when the prompt was blocked (§3.2): then there are no candidates. */
+  promptFeedback?: Record<string, unknown>;
 }
 
 export function tokensOf(chars: number): number {
@@ -273,6 +277,8 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
   if (thinks && tc?.thinkingBudget !== undefined && tc.thinkingBudget > 0) thoughtsTokens = Math.min(thoughtsTokens, tc.thinkingBudget);
   const lead: OutPart[] = thinks && tc?.includeThoughts ? [{ text: thoughtText, thought: true }] : [];
 
+  const safety = safetyFor(req.safetySettings, userText);
+  if (safety.promptFeedback) return { candidates: [], prompt, thoughtsTokens: 0, promptFeedback: safety.promptFeedback };
   const calls = chooseFunctionCalls(req, userText, functionResults);
   const urlContext = (req.tools ?? []).some((t) => t.urlContext) && !functionResults ? urlContextFor(userText) : undefined;
   const n = Math.max(1, gc.candidateCount ?? 1);
@@ -329,6 +335,7 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
     const answerPart = parts.findIndex((p) => p.text === answer && p.thought === undefined);
     if (search && answerPart >= 0) cand.groundingMetadata = groundingFor(userText, answer, answerPart, search.googleSearchRetrieval !== undefined);
     if (urlContext) cand.urlContextMetadata = urlContext.urlContextMetadata;
+    if (safety.ratings) cand.safetyRatings = safety.ratings;
     candidates.push(cand);
   }
   const out: Answer = { candidates, prompt, thoughtsTokens };

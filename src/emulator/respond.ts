@@ -57,6 +57,7 @@ function candidateJson(c: AnswerCandidate, index: number, parts: OutPart[], last
     if (c.groundingMetadata) out.groundingMetadata = c.groundingMetadata;
     if (c.urlContextMetadata) out.urlContextMetadata = c.urlContextMetadata;
   }
+  if (c.safetyRatings) out.safetyRatings = c.safetyRatings;
   out.index = index;
   return out;
 }
@@ -85,8 +86,14 @@ function withLogprobs(out: Record<string, unknown>, answer: Answer, parts: OutPa
   return (piece.logprobsResult.chosenCandidates as unknown[]).length;
 }
 
+/** A blocked prompt (§3.2): promptFeedback, prompt usage, no candidates; one chunk when streamed. */
+function blockedResponse(answer: Answer, model: string, responseId: string): Record<string, unknown> {
+  return { promptFeedback: answer.promptFeedback, usageMetadata: usageJson(answer.prompt, 0, 0, 0), modelVersion: model, responseId };
+}
+
 /** The non-streaming `GenerateContentResponse`. */
 export function answerToResponse(answer: Answer, model: string, responseId: string): Record<string, unknown> {
+  if (answer.promptFeedback) return blockedResponse(answer, model, responseId);
   const all: OutPart[] = [];
   const candidates = answer.candidates.map((c, i) => {
     let parts = c.parts;
@@ -142,6 +149,7 @@ function piecesOf(c: AnswerCandidate, trailing: string | undefined): OutPart[][]
 
 /** The `streamGenerateContent` chunks: deltas, cumulative usage, finishReason on the last (§4). */
 export function answerToChunks(answer: Answer, model: string, responseId: string): Array<Record<string, unknown>> {
+  if (answer.promptFeedback) return [blockedResponse(answer, model, responseId)];
   const perCandidate = answer.candidates.map((c, i) => piecesOf(c, i === 0 ? answer.trailingSignature : undefined));
   const count = Math.max(...perCandidate.map((p) => p.length));
   const emitted: OutPart[] = [];

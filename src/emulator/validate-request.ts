@@ -5,6 +5,7 @@
 
 import { badRequestError, googleError, type FieldViolation, type GoogleErrorBody } from './errors.js';
 import { checkModelSupport } from './features/model-support.js';
+import { checkSafetySettings } from './features/safety.js';
 import { isGemini3, isImageModel, isThinkingModel } from './models.js';
 import { parseMessage } from './proto-schema.js';
 
@@ -305,7 +306,7 @@ function checkSemantics(req: WireRequest, model: string, files: FileLookup): { o
   }
   const toolError = checkToolCombination(req, model);
   if (toolError) return toolError;
-  const supportError = checkModelSupport(req, model);
+  const supportError = checkModelSupport(req, model) ?? checkSafetySettings(req.safetySettings);
   if (supportError) return fail(supportError);
 
   for (let t = 0; t < (req.tools ?? []).length; t++) {

@@ -71,6 +71,8 @@ export interface ChatCompletionChoice {
   groundingMetadata?: unknown;
   /** non-strict: Gemini's URL context retrievals (`urlMetadata[]`). */
   urlContextMetadata?: unknown;
+  /** non-strict: Gemini's per-candidate safety ratings. */
+  safetyRatings?: unknown;
 }
 
 export interface CompletionUsage {
@@ -91,6 +93,8 @@ export interface ChatCompletion {
   /** The tier that served the call, when the upstream said (OpenAI's field). */
   service_tier?: string;
   system_fingerprint?: null;
+  /** non-strict: why Gemini blocked the prompt (`blockReason`, `safetyRatings`). */
+  promptFeedback?: unknown;
 }
 
 export interface ChatCompletionChunkDelta {
@@ -115,6 +119,8 @@ export interface ChatCompletionChunkChoice {
   groundingMetadata?: unknown;
   /** non-strict */
   urlContextMetadata?: unknown;
+  /** non-strict */
+  safetyRatings?: unknown;
 }
 
 export interface ChatCompletionChunk {
@@ -125,4 +131,6 @@ export interface ChatCompletionChunk {
   choices: ChatCompletionChunkChoice[];
   usage?: CompletionUsage | null;
   service_tier?: string;
+  /** non-strict */
+  promptFeedback?: unknown;
 }

@@ -73,6 +73,7 @@ export function convertCandidate(
     logprobs: logprobs ?? null,
     ...(!strict && candidate.groundingMetadata != null ? { groundingMetadata: candidate.groundingMetadata } : {}),
     ...(!strict && candidate.urlContextMetadata != null ? { urlContextMetadata: candidate.urlContextMetadata } : {}),
+    ...(!strict && candidate.safetyRatings != null ? { safetyRatings: candidate.safetyRatings } : {}),
   };
 }
 
@@ -112,6 +113,7 @@ export function convertResponse(
     choices,
     ...(usage ? { usage: usage.usage } : {}),
     ...(serviceTier ? { service_tier: serviceTier } : {}),
+    ...(!options.strictCompliance && response.promptFeedback != null ? { promptFeedback: response.promptFeedback } : {}),
   };
   const outcome: CallOutcome = {
     responseModel: response.modelVersion ?? options.model,

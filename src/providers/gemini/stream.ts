@@ -160,7 +160,10 @@ export class GeminiStreamTranslator {
       const s = this.state(0);
       if (!s.roleSent) {
         s.roleSent = true;
-        out.push(this.chunk([{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null, logprobs: null }]));
+        const first = this.chunk([{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null, logprobs: null }]);
+        // Non-strict: why the prompt was blocked (Gemini sends promptFeedback in the first chunk only).
+        if (!this.options.strictCompliance) first.promptFeedback = response.promptFeedback;
+        out.push(first);
       }
       return out;
     }
@@ -195,9 +198,10 @@ export class GeminiStreamTranslator {
         }
         if (parts.thoughtSignature) delta.thought_signature = parts.thoughtSignature;
       }
-      const extras: { groundingMetadata?: unknown; urlContextMetadata?: unknown } = {};
+      const extras: { groundingMetadata?: unknown; urlContextMetadata?: unknown; safetyRatings?: unknown } = {};
       if (!strict && candidate.groundingMetadata != null) extras.groundingMetadata = candidate.groundingMetadata;
       if (!strict && candidate.urlContextMetadata != null) extras.urlContextMetadata = candidate.urlContextMetadata;
+      if (!strict && candidate.safetyRatings != null) extras.safetyRatings = candidate.safetyRatings;
       const logprobs = convertLogprobs(candidate.logprobsResult) ?? null;
       if (Object.keys(delta).length > 0 || Object.keys(extras).length > 0 || logprobs) {
         s.roleSent = true;

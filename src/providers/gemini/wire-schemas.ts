@@ -30,6 +30,7 @@ export const WireCandidate = z.looseObject({
   urlContextMetadata: z.unknown().optional(),
   /** Read leniently by convert-logprobs.ts. */
   logprobsResult: z.unknown().optional(),
+  safetyRatings: z.unknown().optional(),
 });
 export type WireCandidate = z.infer<typeof WireCandidate>;
 

@@ -16,11 +16,23 @@ const CacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional
 
 const TextPart = z.strictObject({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: CacheBreakpoint });
 
+/**
+ * A video clip and frame rate for a video part (LiteLLM's `video_metadata`; Gemini's
+ * `videoMetadata`): offsets as `"10s"` durations or numbers of seconds.
+ */
+const VideoMetadata = z.strictObject({
+  start_offset: z.union([z.string(), z.number()]).optional(),
+  end_offset: z.union([z.string(), z.number()]).optional(),
+  fps: z.number().optional(),
+});
+
 const ImageUrl = z.strictObject({
   url: z.string().min(1),
   detail: z.enum(['auto', 'low', 'high']).optional(),
   /** Explicit MIME type for provider file URLs (saves a files-API lookup). */
   mime_type: z.string().min(1).optional(),
+  /** Gemini extension for video URLs (YouTube, provider files). */
+  video_metadata: VideoMetadata.optional(),
 });
 
 const ImageUrlPart = z.strictObject({ type: z.literal('image_url'), image_url: ImageUrl, prompt_cache_breakpoint: CacheBreakpoint });
@@ -42,6 +54,9 @@ const FilePart = z.strictObject({
       file_data: z.string().min(1).optional(),
       file_id: z.string().min(1).optional(),
       filename: z.string().optional(),
+      /** LiteLLM's Gemini extensions on file parts. */
+      detail: z.enum(['auto', 'low', 'high']).optional(),
+      video_metadata: VideoMetadata.optional(),
     })
     .refine((f) => (f.file_data === undefined) !== (f.file_id === undefined), 'exactly one of file_data and file_id is required'),
   prompt_cache_breakpoint: CacheBreakpoint,

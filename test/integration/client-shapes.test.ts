@@ -132,7 +132,7 @@ describe('client-sent shapes are accepted and translated', () => {
     expect(warnings()).toStrictEqual([]);
   });
 
-  it('developer and system messages with text parts, and parts with prompt_cache_breakpoint → warnings', async () => {
+  it('developer and system messages with text parts, and parts with prompt_cache_breakpoint → warnings; image detail → mediaResolution', async () => {
     await h.client.chat.completions.create({
       model: MODEL,
       messages: [
@@ -150,9 +150,10 @@ describe('client-sent shapes are accepted and translated', () => {
     expect(upstream()).toStrictEqual({
       systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Answer in English.' }] },
       contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: TINY_PNG_BASE64 } }] }],
+      // Gemini 2.5 takes the resolution request-wide (issue 23 row 5).
+      generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' },
     });
     expect(warnings()).toStrictEqual([
-      'ignored_param:messages.content.image_url.detail',
       'ignored_param:messages.content.prompt_cache_breakpoint',
       'ignored_param:messages.name',
     ]);

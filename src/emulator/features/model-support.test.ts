@@ -31,6 +31,31 @@ describe('per-model support of the issue-23 fields', () => {
       want: 'Search Grounding is not supported for models/gemini-2.0-flash-lite.',
     },
     { name: 'googleSearch on 2.0 Flash', model: 'gemini-2.0-flash', body: { tools: [{ google_search: {} }] }, want: null },
+    {
+      name: 'per-part mediaResolution on Gemini 3',
+      model: 'gemini-3-flash-preview',
+      body: { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' }, mediaResolution: { level: 'MEDIA_RESOLUTION_HIGH' } }] }] },
+      want: null,
+    },
+    {
+      name: 'per-part mediaResolution on 2.5',
+      model: 'gemini-2.5-flash',
+      body: { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' }, mediaResolution: { level: 'MEDIA_RESOLUTION_LOW' } }] }] },
+      want: 'Part-level media resolution is not supported for models/gemini-2.5-flash.',
+    },
+    { name: 'request-wide mediaResolution on 2.5', model: 'gemini-2.5-flash', body: { generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' } }, want: null },
+    {
+      name: 'videoMetadata beside fileData',
+      model: 'gemini-2.5-flash',
+      body: { contents: [{ role: 'user', parts: [{ fileData: { fileUri: 'https://www.youtube.com/watch?v=x' }, videoMetadata: { startOffset: '10s', fps: 2 } }] }] },
+      want: null,
+    },
+    {
+      name: 'videoMetadata on a text part',
+      model: 'gemini-2.5-flash',
+      body: { contents: [{ role: 'user', parts: [{ text: 'x', videoMetadata: { startOffset: '10s' } }] }] },
+      want: '* GenerateContentRequest.contents[0].parts[0].video_metadata: video_metadata requires inline_data or file_data.\n',
+    },
     { name: 'logprobs on 2.0 Flash', model: 'gemini-2.0-flash', body: { generationConfig: { responseLogprobs: true, logprobs: 5 } }, want: null },
     {
       name: 'logprobs on 2.5 Pro (python-genai#1921)',

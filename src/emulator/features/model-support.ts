@@ -8,8 +8,9 @@ import { isGemini3, isImageModel } from '../models.js';
 
 /** The request fields these checks read (the emulator's own view of the parsed request). */
 export interface FeatureRequest {
+  contents?: ReadonlyArray<{ parts?: ReadonlyArray<object> }>;
   tools?: Array<{ urlContext?: object; googleSearch?: object }>;
-  generationConfig?: { candidateCount?: number; responseLogprobs?: boolean; logprobs?: number };
+  generationConfig?: { candidateCount?: number; responseLogprobs?: boolean; logprobs?: number; mediaResolution?: string };
   serviceTier?: string;
 }
 
@@ -44,8 +45,39 @@ function maxCandidates(model: string): number {
   return isGemini3(model) || isImageModel(model) || model.includes('-tts') ? 1 : 8;
 }
 
+/**
+ * §5, §6: per-part `mediaResolution` is Gemini 3 only (ULTRA_HIGH only per part);
+ * `videoMetadata` only beside media data, fps in (0, 24].
+ */
+function checkMediaOptions(req: FeatureRequest, model: string): GoogleErrorBody | null {
+  if (req.generationConfig?.mediaResolution === 'MEDIA_RESOLUTION_ULTRA_HIGH') {
+    return fail('MEDIA_RESOLUTION_ULTRA_HIGH is only supported as a per-part media resolution.'); // emulator wording
+  }
+  const contents = req.contents ?? [];
+  for (let i = 0; i < contents.length; i++) {
+    const parts = contents[i]!.parts ?? [];
+    for (let j = 0; j < parts.length; j++) {
+      const p = parts[j] as { mediaResolution?: unknown; videoMetadata?: unknown; inlineData?: unknown; fileData?: unknown };
+      if (p.mediaResolution !== undefined && !isGemini3(model)) {
+        return fail(`Part-level media resolution is not supported for models/${model}.`); // emulator wording
+      }
+      const video = p.videoMetadata as { fps?: number } | undefined;
+      if (video === undefined) continue;
+      if (p.inlineData === undefined && p.fileData === undefined) {
+        return fail(`* GenerateContentRequest.contents[${i}].parts[${j}].video_metadata: video_metadata requires inline_data or file_data.\n`); // emulator wording
+      }
+      if (video.fps !== undefined && !(video.fps > 0 && video.fps <= 24)) {
+        return fail(`* GenerateContentRequest.contents[${i}].parts[${j}].video_metadata.fps: must be in (0, 24].\n`); // emulator wording
+      }
+    }
+  }
+  return null;
+}
+
 /** The first issue-23 field `model` refuses, as Google's 400; null when every field is fine. */
 export function checkModelSupport(req: FeatureRequest, model: string): GoogleErrorBody | null {
+  const media = checkMediaOptions(req, model);
+  if (media) return media;
   if ((req.tools ?? []).some((t) => t.urlContext !== undefined) && !takesUrlContext(model)) {
     return fail(`Url context tool is not supported for models/${model}.`); // emulator wording
   }

@@ -9,8 +9,16 @@ const modern: ModelCapabilities = {
   logprobs: true,
   maxCandidates: 1,
   serviceTiers: true,
+  perPartMediaResolution: true,
 };
-const flash25: ModelCapabilities = { ...modern, thinkingLevel: false, enforcesThoughtSignatures: false, logprobs: false, maxCandidates: 8 };
+const flash25: ModelCapabilities = {
+  ...modern,
+  thinkingLevel: false,
+  enforcesThoughtSignatures: false,
+  logprobs: false,
+  maxCandidates: 8,
+  perPartMediaResolution: false,
+};
 
 describe('getModelCapabilities', () => {
   it.each<{ model: string; want: ModelCapabilities }>([

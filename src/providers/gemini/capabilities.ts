@@ -28,6 +28,8 @@ export interface ModelCapabilities {
   maxCandidates: number;
   /** Service tiers (`flex`, `priority`) beyond `standard` (2.5 and later text models). */
   serviceTiers: boolean;
+  /** Takes `mediaResolution` per part (Gemini 3); older models only in `generationConfig`. */
+  perPartMediaResolution: boolean;
 }
 
 /** The major.minor of a `gemini-X[.Y]-…` id, or undefined for other ids. */
@@ -53,5 +55,6 @@ export function getModelCapabilities(model: string): ModelCapabilities {
     logprobs: version === undefined || (version >= 2 && version < 2.5) || (version >= 3 && version !== 3.5),
     maxCandidates: modern || image || special ? 1 : 8,
     serviceTiers: (version === undefined || version >= 2.5) && !special,
+    perPartMediaResolution: modern,
   };
 }

@@ -13,6 +13,7 @@
 import { InvalidRequestError } from '../../errors.js';
 import type { ChatCompletionRequest, ChatMessage, UserContentPart } from '../../openai/chat-request.js';
 import { convertFilePart, convertImageUrl, convertInputAudio, type GeminiMediaPart, type MediaContext } from './media.js';
+import { applyMediaOptions, type GeminiVideoMetadata, type MediaResolutionLevel, type MediaResolutionState } from './media-options.js';
 
 export interface GeminiPart {
   text?: string;
@@ -28,6 +29,8 @@ export interface GeminiPart {
   };
   executableCode?: { language: string; code: string };
   codeExecutionResult?: { outcome: string; output: string };
+  mediaResolution?: { level: MediaResolutionLevel };
+  videoMetadata?: GeminiVideoMetadata;
 }
 
 export interface GeminiContent {
@@ -38,12 +41,16 @@ export interface GeminiContent {
 export interface ConvertMessagesContext extends MediaContext {
   /** True for tool-call names that are computer-use actions (predefined, not declared by the client). */
   isComputerUseAction?: (name: string) => boolean;
+  /** The target model takes `mediaResolution` per part (Gemini 3); else it is request-wide. */
+  perPartMediaResolution?: boolean;
 }
 
 export interface ConvertedMessages {
   systemInstruction?: { parts: Array<{ text: string }> };
   contents: GeminiContent[];
   warnings: string[];
+  /** `generationConfig.mediaResolution` asked for through `detail`, on models without per-part resolution. */
+  mediaResolution?: MediaResolutionLevel;
 }
 
 type Messages = ChatCompletionRequest['messages'];
@@ -66,7 +73,7 @@ export function toolResponseObject(text: string): Record<string, unknown> {
   return { content: text };
 }
 
-function userParts(content: string | UserContentPart[], param: string, ctx: MediaContext): GeminiPart[] {
+function userParts(content: string | UserContentPart[], param: string, ctx: MediaContext, resolution: MediaResolutionState): GeminiPart[] {
   if (typeof content === 'string') return [{ text: content }];
   return content.map((part, j): GeminiPart => {
     const p = `${param}[${j}]`;
@@ -74,11 +81,11 @@ function userParts(content: string | UserContentPart[], param: string, ctx: Medi
       case 'text':
         return { text: part.text };
       case 'image_url':
-        return convertImageUrl(part.image_url, p, ctx);
+        return applyMediaOptions(convertImageUrl(part.image_url, p, ctx), part.image_url, `${p}.image_url`, resolution);
       case 'input_audio':
         return convertInputAudio(part.input_audio, p);
       case 'file':
-        return convertFilePart(part.file, p, ctx);
+        return applyMediaOptions(convertFilePart(part.file, p, ctx), part.file, `${p}.file`, resolution);
       default: {
         const never: never = part;
         throw new InvalidRequestError(`${p}: unsupported content part`, { param: p, code: String(never) });
@@ -96,7 +103,8 @@ function toolResult(
   if (typeof content === 'string') return { text: content, media: [] };
   const texts: string[] = [];
   const media: Array<{ inlineData: { mimeType: string; data: string } }> = [];
-  for (const part of userParts(content, param, ctx)) {
+  // Function-response media (inlineData only) carries no resolution or clip on the Gemini API.
+  for (const part of userParts(content, param, ctx, { perPart: false })) {
     if (part.text !== undefined) texts.push(part.text);
     else if (part.inlineData) media.push({ inlineData: part.inlineData });
     else {
@@ -231,7 +239,6 @@ function messageWarnings(message: ChatMessage, warnings: Set<string>): void {
     for (const part of message.content) {
       if (part.type === 'refusal') warnings.add('ignored_param:messages.refusal');
       else if (part.prompt_cache_breakpoint !== undefined) warnings.add('ignored_param:messages.content.prompt_cache_breakpoint');
-      if (part.type === 'image_url' && part.image_url.detail !== undefined) warnings.add('ignored_param:messages.content.image_url.detail');
     }
   }
 }
@@ -243,6 +250,7 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
   const callNames = new Map<string, string>();
   // Computer-use calls of the latest assistant turn that no tool message has answered yet.
   let pendingComputerCalls: string[] = [];
+  const resolution: MediaResolutionState = { perPart: ctx.perPartMediaResolution === true };
 
   const push = (role: GeminiContent['role'], parts: GeminiPart[]): void => {
     if (parts.length === 0) return;
@@ -273,7 +281,7 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
           pendingComputerCalls = [];
           break;
         }
-        push('user', userParts(message.content, `${param}.content`, ctx));
+        push('user', userParts(message.content, `${param}.content`, ctx, resolution));
         break;
       }
       case 'assistant': {
@@ -316,5 +324,10 @@ export function convertMessages(messages: Messages, ctx: ConvertMessagesContext 
       code: 'no_contents',
     });
   }
-  return { contents, warnings: [...warnings], ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}) };
+  return {
+    contents,
+    warnings: [...warnings],
+    ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
+    ...(resolution.requestWide ? { mediaResolution: resolution.requestWide.level } : {}),
+  };
 }

@@ -34,6 +34,7 @@ export interface GeminiGenerationConfig {
   responseModalities?: Array<'TEXT' | 'IMAGE'>;
   responseLogprobs?: boolean;
   logprobs?: number;
+  mediaResolution?: string;
   thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean; thinkingLevel?: string };
 }
 
@@ -225,6 +226,7 @@ export function convertRequest(
   const declared = new Set(tools.functionNames);
   const messages = convertMessages(request.messages, {
     baseUrl: target.baseUrl,
+    perPartMediaResolution: caps.perPartMediaResolution,
     ...(ctx.media ? { media: ctx.media } : {}),
     ...(tools.computerUse
       ? { isComputerUseAction: (name: string) => !declared.has(name) && COMPUTER_USE_ACTIONS.has(name) }
@@ -233,6 +235,7 @@ export function convertRequest(
   for (const w of messages.warnings) if (!warnings.includes(w)) warnings.push(w);
 
   const config = generationConfig(request, model, warnings);
+  if (messages.mediaResolution) config.mediaResolution = messages.mediaResolution;
   const body: GeminiRequestBody = {
     contents: messages.contents,
     ...(messages.systemInstruction ? { systemInstruction: messages.systemInstruction } : {}),

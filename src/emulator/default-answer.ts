@@ -15,6 +15,7 @@
 
 import type { WireContent, WireFunctionDeclaration, WirePart, WireRequest, WireSchemaLike } from './validate-request.js';
 import { safetyFor, type SafetyRating } from './features/safety.js';
+import { isTtsModel, PCM_MIME, pcmFor } from './features/speech.js';
 import { urlContextFor } from './features/url-context.js';
 import { isGemini3, isImageModel } from './models.js';
 
@@ -322,6 +323,11 @@ export function buildDefaultAnswer(req: WireRequest, model: string, responseId: 
       );
     }
     const modalities = gc.responseModalities ?? [];
+    if (isTtsModel(model)) {
+      // TTS: the last user text, spoken (features/speech.ts); no text part.
+      candidates.push({ parts: [{ inlineData: { mimeType: PCM_MIME, data: pcmFor(userText).data } }], finishReason: 'STOP' });
+      continue;
+    }
     const imageOnly = modalities.length === 1 && modalities[0] === 'IMAGE';
     if (!imageOnly) parts.push({ text: answer });
     if (modalities.includes('IMAGE') && isImageModel(model)) {
@@ -367,14 +373,20 @@ function groundingFor(query: string, answer: string, partIndex: number, legacy: 
   return g;
 }
 
-/** Tokens of a candidate's non-thought output, for usage (ceil(chars/4) + 1290 per image). */
-export function outputTokens(parts: OutPart[]): { text: number; image: number } {
+/**
+ * Tokens of a candidate's non-thought output, for usage: ceil(chars/4) text, 1290 per image,
+ * and 25 per second of 24 kHz 16-bit audio (features/speech.ts).
+ */
+export function outputTokens(parts: OutPart[]): { text: number; image: number; audio: number } {
   let chars = 0;
   let image = 0;
+  let audioBytes = 0;
   for (const p of parts) {
     if (p.thought === true) continue;
     chars += partChars(p as WirePart);
-    if (p.inlineData) image += IMAGE_OUTPUT_TOKENS;
+    const blob = p.inlineData as { mimeType?: string; data?: string } | undefined;
+    if (blob?.mimeType?.startsWith('audio/')) audioBytes += Buffer.byteLength(blob.data ?? '', 'base64');
+    else if (blob) image += IMAGE_OUTPUT_TOKENS;
   }
-  return { text: tokensOf(chars), image };
+  return { text: tokensOf(chars), image, audio: Math.ceil((audioBytes / 2 / 24_000) * 25) };
 }

@@ -4,9 +4,12 @@
 import type { ServerResponse } from 'node:http';
 import { outputTokens, type Answer, type AnswerCandidate, type OutPart, type PromptCount } from './default-answer.js';
 import { logprobsFor } from './features/logprobs.js';
+import { splitPcm } from './features/speech.js';
 
 /** Usage beyond prompt, output and thoughts (issue 23 fields); all optional. */
 export interface UsageExtras {
+  /** Output tokens that are audio (TTS), part of `candidatesTokenCount`. */
+  audioTokens?: number;
   toolUsePromptTokens?: number;
   cachedTokens?: number;
   serviceTier?: string;
@@ -26,7 +29,8 @@ export function usageJson(prompt: PromptCount, text: number, image: number, thou
     u.cachedContentTokenCount = cached;
     u.cacheTokensDetails = [{ modality: 'TEXT', tokenCount: cached }];
   }
-  const candidates = text + image;
+  const audio = extras.audioTokens ?? 0;
+  const candidates = text + image + audio;
   if (candidates > 0) u.candidatesTokenCount = candidates;
   if (toolUse > 0) {
     u.toolUsePromptTokenCount = toolUse;
@@ -39,10 +43,11 @@ export function usageJson(prompt: PromptCount, text: number, image: number, thou
   }
   if (thoughts > 0) u.thoughtsTokenCount = thoughts;
   if (extras.serviceTier) u.serviceTier = extras.serviceTier;
-  if (image > 0) {
+  if (image > 0 || audio > 0) {
     const details: Array<{ modality: string; tokenCount: number }> = [];
     if (text > 0) details.push({ modality: 'TEXT', tokenCount: text });
-    details.push({ modality: 'IMAGE', tokenCount: image });
+    if (image > 0) details.push({ modality: 'IMAGE', tokenCount: image });
+    if (audio > 0) details.push({ modality: 'AUDIO', tokenCount: audio });
     u.candidatesTokensDetails = details;
   }
   return u;
@@ -62,8 +67,9 @@ function candidateJson(c: AnswerCandidate, index: number, parts: OutPart[], last
   return out;
 }
 
-function extrasOf(answer: Answer): UsageExtras {
+function extrasOf(answer: Answer, audioTokens: number): UsageExtras {
   return {
+    ...(audioTokens > 0 ? { audioTokens } : {}),
     ...(answer.toolUsePromptTokens ? { toolUsePromptTokens: answer.toolUsePromptTokens } : {}),
     ...(answer.cachedTokens ? { cachedTokens: answer.cachedTokens } : {}),
     ...(answer.serviceTier ? { serviceTier: answer.serviceTier } : {}),
@@ -109,7 +115,7 @@ export function answerToResponse(answer: Answer, model: string, responseId: stri
   const out = outputTokens(all);
   return {
     candidates,
-    usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer)),
+    usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer, out.audio)),
     modelVersion: model,
     responseId,
   };
@@ -135,8 +141,12 @@ export function splitText(text: string): string[] {
 function piecesOf(c: AnswerCandidate, trailing: string | undefined): OutPart[][] {
   const pieces: OutPart[][] = [];
   for (const p of c.parts) {
+    const blob = p.inlineData as { mimeType?: string; data?: string } | undefined;
     if (typeof p.text === 'string' && Object.keys(p).length === (p.thought ? 2 : 1)) {
       for (const t of splitText(p.text)) pieces.push([p.thought ? { text: t, thought: true } : { text: t }]);
+    } else if (blob?.mimeType?.startsWith('audio/')) {
+      // Streaming TTS: every event carries one raw L16 chunk (§3).
+      for (const data of splitPcm(blob.data ?? '')) pieces.push([{ inlineData: { mimeType: blob.mimeType, data } }]);
     } else {
       pieces.push([p]);
     }
@@ -168,7 +178,7 @@ export function answerToChunks(answer: Answer, model: string, responseId: string
     const out = outputTokens(emitted);
     chunks.push({
       candidates,
-      usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer)),
+      usageMetadata: usageJson(answer.prompt, out.text, out.image, answer.thoughtsTokens, extrasOf(answer, out.audio)),
       modelVersion: model,
       responseId,
     });

@@ -195,7 +195,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const isCount = rpc === 'countTokens';
     const stream = rpc === 'streamGenerateContent';
     const sse = stream && query?.get('alt') === 'sse';
-    const checked = isCount ? validateCountTokensRequest(body, model, files.state) : validateGenerateRequest(body, model, files.state);
+    const checked = isCount ? validateCountTokensRequest(body, model, files.state) : validateGenerateRequest(body, model, files.state, stream);
     if (!checked.ok) {
       writeJson(res, checked.error.error.code, checked.error);
       return;

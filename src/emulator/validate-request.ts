@@ -6,6 +6,7 @@
 import { badRequestError, googleError, type FieldViolation, type GoogleErrorBody } from './errors.js';
 import { checkModelSupport } from './features/model-support.js';
 import { checkSafetySettings } from './features/safety.js';
+import { checkSpeech } from './features/speech.js';
 import { isGemini3, isImageModel, isThinkingModel } from './models.js';
 import { parseMessage } from './proto-schema.js';
 
@@ -61,6 +62,7 @@ export interface WireGenerationConfig {
   responseMimeType?: string;
   responseModalities?: string[];
   thinkingConfig?: { includeThoughts?: boolean; thinkingBudget?: number; thinkingLevel?: string };
+  speechConfig?: Record<string, unknown>;
   seed?: number;
   responseLogprobs?: boolean;
   logprobs?: number;
@@ -116,8 +118,8 @@ const fail = (error: GoogleErrorBody): { ok: false; error: GoogleErrorBody } => 
 const starred = (field: string, text: string) =>
   fail(badRequestError([{ field, description: `* GenerateContentRequest.${field}: ${text}\n` }]));
 
-/** Parses and validates a `generateContent` / `streamGenerateContent` body for `model`. */
-export function validateGenerateRequest(body: unknown, model: string, files: FileLookup): Validated<WireRequest> {
+/** Parses and validates a `generateContent` / `streamGenerateContent` (`stream`) body for `model`. */
+export function validateGenerateRequest(body: unknown, model: string, files: FileLookup, stream = false): Validated<WireRequest> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return fail(googleError(400, `Invalid JSON payload received. Expected an object, got ${Array.isArray(body) ? 'a list' : typeof body}.`));
   }
@@ -125,7 +127,9 @@ export function validateGenerateRequest(body: unknown, model: string, files: Fil
   const req = parseMessage('GenerateContentRequest', body as Record<string, unknown>, '', violations) as WireRequest;
   if (violations.length > 0) return fail(badRequestError(violations));
   const semantic = checkSemantics(req, model, files);
-  return semantic ?? { ok: true, value: req };
+  if (semantic) return semantic;
+  const speech = checkSpeech(req, model, stream);
+  return speech ? fail(speech) : { ok: true, value: req };
 }
 
 /** Parses a `countTokens` body: `{contents}` or `{generateContentRequest}` (§14.1), never both. */

@@ -276,7 +276,15 @@ export const ChatCompletionRequestSchema = z.strictObject({
   store: z.boolean().nullable().optional(),
   /** OpenAI's tiers; a Gemini target maps them (convert-request.ts), an OpenAI target gets them as sent. */
   service_tier: z.string().nullable().optional(),
-  modalities: z.array(z.enum(['text', 'image'])).min(1).nullable().optional(),
+  modalities: z.array(z.enum(['text', 'image', 'audio'])).min(1).nullable().optional(),
+  /** Audio output, as OpenAI defines it (`voice` a name or `{id}`, `format` one of OpenAI's). */
+  audio: z
+    .strictObject({
+      voice: z.union([z.string().min(1), z.strictObject({ id: z.string().min(1) })]),
+      format: z.enum(['wav', 'aac', 'mp3', 'flac', 'opus', 'pcm16']),
+    })
+    .nullable()
+    .optional(),
   thinking: Thinking.optional(),
   reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullable().optional(),
   /** Legacy (pre-tools) function calling: treated as function tools and a tool choice. */
@@ -291,7 +299,6 @@ export const ChatCompletionRequestSchema = z.strictObject({
    * OpenAI parameters with no Gemini equivalent whose loss a caller would notice: accepted here
    * (an OpenAI-compatible target gets them as sent), refused with a 400 for a Gemini target.
    */
-  audio: z.record(z.string(), z.unknown()).nullable().optional(),
   logit_bias: z.record(z.string(), z.number()).nullable().optional(),
   prediction: z.record(z.string(), z.unknown()).nullable().optional(),
   /** Google Search grounding for a Gemini target (issue 23 row 2). */

@@ -47,6 +47,13 @@ export interface ChoiceLogprobs {
   refusal: null;
 }
 
+export interface MessageAudio {
+  id: string;
+  data: string;
+  expires_at: number;
+  transcript: string;
+}
+
 export interface ChatCompletionMessage {
   role: 'assistant';
   content: string | null;
@@ -54,6 +61,8 @@ export interface ChatCompletionMessage {
   tool_calls?: ChatCompletionToolCall[];
   /** Web-search citations (OpenAI defines them, so strict mode too). */
   annotations?: UrlCitationAnnotation[];
+  /** Audio output (OpenAI's shape): base64 `pcm16` or `wav` as asked. */
+  audio?: MessageAudio;
   /** non-strict */
   content_parts?: ContentPartsEntry[];
   /** non-strict */
@@ -102,6 +111,8 @@ export interface ChatCompletionChunkDelta {
   content?: string | null;
   tool_calls?: Array<ChatCompletionToolCall & { index: number }>;
   annotations?: UrlCitationAnnotation[];
+  /** Streamed audio: `{id, data}` per chunk, then `{id, expires_at, transcript}` on the last. */
+  audio?: Partial<MessageAudio> & { id: string };
   /** non-strict */
   content_blocks?: ContentBlock[];
   /** non-strict */

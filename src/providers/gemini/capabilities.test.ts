@@ -10,6 +10,8 @@ const modern: ModelCapabilities = {
   maxCandidates: 1,
   serviceTiers: true,
   perPartMediaResolution: true,
+  audioOutput: false,
+  streamsAudio: false,
 };
 const flash25: ModelCapabilities = {
   ...modern,
@@ -33,7 +35,11 @@ describe('getModelCapabilities', () => {
     { model: 'gemini-3-pro-image-preview', want: { ...modern, urlContext: false } },
     {
       model: 'gemini-2.5-flash-preview-tts',
-      want: { ...flash25, urlContext: false, googleSearch: false, maxCandidates: 1, serviceTiers: false },
+      want: { ...flash25, urlContext: false, googleSearch: false, maxCandidates: 1, serviceTiers: false, audioOutput: true },
+    },
+    {
+      model: 'gemini-3.1-flash-tts-preview',
+      want: { ...modern, urlContext: false, googleSearch: false, maxCandidates: 1, serviceTiers: false, audioOutput: true, streamsAudio: true },
     },
     { model: 'gemini-3-flash-preview', want: modern },
     { model: 'gemini-3.1-pro-preview', want: modern },

@@ -30,6 +30,10 @@ export interface ModelCapabilities {
   serviceTiers: boolean;
   /** Takes `mediaResolution` per part (Gemini 3); older models only in `generationConfig`. */
   perPartMediaResolution: boolean;
+  /** Answers audio (`responseModalities: ["AUDIO"]`): the TTS models, which answer nothing else. */
+  audioOutput: boolean;
+  /** Streams audio: the 2.5 preview TTS models answer unary only (gemini-more-fields §3). */
+  streamsAudio: boolean;
 }
 
 /** The major.minor of a `gemini-X[.Y]-…` id, or undefined for other ids. */
@@ -56,5 +60,7 @@ export function getModelCapabilities(model: string): ModelCapabilities {
     maxCandidates: modern || image || special ? 1 : 8,
     serviceTiers: (version === undefined || version >= 2.5) && !special,
     perPartMediaResolution: modern,
+    audioOutput: tts,
+    streamsAudio: tts && version !== 2.5,
   };
 }

@@ -26,6 +26,8 @@ export interface ConvertedParts {
   structured: boolean;
   /** Per input part: where its answer text begins in `content` (undefined for other parts), for citations. */
   partTexts: Array<PartText | undefined>;
+  /** Audio parts (TTS): their MIME type and base64 data, in order; they never reach `content_parts`. */
+  audio: { mimeType: string; data: string[] } | undefined;
 }
 
 export interface PartsOptions {
@@ -54,6 +56,7 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
   let thoughtSignature: string | undefined;
   let structured = false;
   const partTexts: Array<PartText | undefined> = [];
+  let audio: ConvertedParts['audio'];
   const append = (text: string): void => {
     content = (content ?? '') + text;
   };
@@ -96,6 +99,9 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
       appendAfterBlock(fence('', output));
       contentParts.push({ type: 'code_execution_result', outcome, output });
       structured = true;
+    } else if (part.inlineData?.mimeType?.startsWith('audio/')) {
+      audio ??= { mimeType: part.inlineData.mimeType, data: [] };
+      audio.data.push(part.inlineData.data ?? '');
     } else if (part.inlineData) {
       const url = `data:${part.inlineData.mimeType ?? 'application/octet-stream'};base64,${part.inlineData.data ?? ''}`;
       contentParts.push({ type: 'image', image_url: { url }, ...(signature ? { thought_signature: signature } : {}) });
@@ -108,5 +114,5 @@ export function convertParts(parts: readonly WirePart[], options: PartsOptions):
     }
     if (signature) thoughtSignature = signature;
   }
-  return { content, toolCalls, contentParts, contentBlocks, thoughtSignature, structured, partTexts };
+  return { content, toolCalls, contentParts, contentBlocks, thoughtSignature, structured, partTexts, audio };
 }

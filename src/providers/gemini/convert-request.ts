@@ -11,6 +11,7 @@ import { InvalidRequestError } from '../../errors.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../openai/chat-request.js';
 import type { Target } from '../provider.js';
 import { getModelCapabilities } from './capabilities.js';
+import { convertSpeech } from './convert-speech.js';
 import { convertMessages, type GeminiContent } from './convert-messages.js';
 import type { ResolvedMedia } from './media.js';
 import { prepareTools, type GeminiTool, type GeminiToolConfig } from './prepare-tools.js';
@@ -31,7 +32,8 @@ export interface GeminiGenerationConfig {
   frequencyPenalty?: number;
   responseMimeType?: string;
   responseJsonSchema?: unknown;
-  responseModalities?: Array<'TEXT' | 'IMAGE'>;
+  responseModalities?: Array<'TEXT' | 'IMAGE' | 'AUDIO'>;
+  speechConfig?: { voiceConfig: { prebuiltVoiceConfig: { voiceName: string } } };
   responseLogprobs?: boolean;
   logprobs?: number;
   mediaResolution?: string;
@@ -65,7 +67,7 @@ const IGNORED = [
 ] as const;
 
 /** OpenAI parameters Gemini cannot honour and whose loss the caller would notice: a 400 each. */
-const UNSUPPORTED = ['audio', 'logit_bias', 'prediction', 'moderation', 'prompt_cache_options'] as const;
+const UNSUPPORTED = ['logit_bias', 'prediction', 'moderation', 'prompt_cache_options'] as const;
 
 /** OpenAI `service_tier` → Gemini `serviceTier`; `auto` sends none (Gemini picks standard). */
 const SERVICE_TIERS: Readonly<Record<string, GeminiServiceTier | null>> = { auto: null, default: 'standard', flex: 'flex', priority: 'priority' };
@@ -154,7 +156,11 @@ function generationConfig(request: ChatCompletionRequest, model: string, warning
     if (format.json_schema.schema !== undefined) config.responseJsonSchema = format.json_schema.schema;
   }
 
-  if (request.modalities != null) {
+  const speech = convertSpeech(request, model);
+  if (speech) {
+    config.responseModalities = speech.responseModalities;
+    config.speechConfig = speech.speechConfig;
+  } else if (request.modalities != null) {
     config.responseModalities = request.modalities.map((m) => (m === 'image' ? 'IMAGE' : 'TEXT'));
   }
 

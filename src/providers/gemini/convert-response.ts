@@ -9,11 +9,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
-import type { ChatCompletion, ChatCompletionChoice, ChatCompletionMessage } from '../../openai/chat-response.js';
+import type { ChatCompletion, ChatCompletionChoice, ChatCompletionMessage, MessageAudio } from '../../openai/chat-response.js';
 import type { CallOutcome } from '../provider.js';
 import { groundingAnnotations } from './convert-grounding.js';
 import { convertLogprobs } from './convert-logprobs.js';
 import { convertParts } from './convert-parts.js';
+import { sampleRateOf, wavFromPcm, type AudioFormat } from './convert-speech.js';
 import { convertUsage } from './convert-usage.js';
 import { extractErrorObject, upstreamErrorFromObject } from './errors.js';
 import { mapFinishReason } from './map-finish-reason.js';
@@ -27,9 +28,26 @@ export interface ConvertResponseOptions {
   idPrefix?: string;
   /** Warnings of the request translation, carried into the outcome. */
   warnings?: string[];
+  /** Audio answers as `wav` (a RIFF header on Gemini's PCM); default `pcm16`, the PCM as is. */
+  audioFormat?: AudioFormat;
   /** Injectable for tests. */
   newId?: () => string;
   now?: () => number;
+}
+
+/** How long OpenAI says an answer's audio can be referred to; this gateway keeps nothing, it only fills the field. */
+export const AUDIO_EXPIRY_SECONDS = 3600;
+
+/** `message.audio` of a candidate's audio parts (OpenAI shape; no transcript: TTS answers audio only). */
+function messageAudio(audio: { mimeType: string; data: string[] }, options: ConvertResponseOptions): MessageAudio {
+  const pcm = Buffer.concat(audio.data.map((d) => Buffer.from(d, 'base64')));
+  const data = options.audioFormat === 'wav' ? wavFromPcm(pcm, sampleRateOf(audio.mimeType)) : pcm;
+  return {
+    id: `audio_${(options.newId ?? randomUUID)().replaceAll('-', '')}`,
+    data: data.toString('base64'),
+    expires_at: Math.floor((options.now ?? Date.now)() / 1000) + AUDIO_EXPIRY_SECONDS,
+    transcript: '',
+  };
 }
 
 /** Parses any JSON value as a Gemini response; an error body or a non-object throws `UpstreamError`. */
@@ -62,6 +80,7 @@ export function convertCandidate(
     refusal: null,
     ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
     ...(annotations.length > 0 ? { annotations } : {}),
+    ...(parts.audio ? { audio: messageAudio(parts.audio, options) } : {}),
     ...(!strict && parts.structured ? { content_parts: parts.contentParts } : {}),
     ...(!strict && parts.contentBlocks.length > 0 ? { content_blocks: parts.contentBlocks } : {}),
     ...(!strict && parts.thoughtSignature ? { thought_signature: parts.thoughtSignature } : {}),

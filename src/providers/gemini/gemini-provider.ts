@@ -228,6 +228,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
         strictCompliance: call.target.strictCompliance,
         idPrefix,
         warnings,
+        ...(call.request.audio?.format === 'wav' ? { audioFormat: 'wav' as const } : {}),
       });
       return { status: 200, completion, outcome };
     } finally {

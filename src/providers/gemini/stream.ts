@@ -31,7 +31,7 @@ import type { CallOutcome, NormalizedUsage } from '../provider.js';
 import { groundingAnnotations, type PartText } from './convert-grounding.js';
 import { convertLogprobs } from './convert-logprobs.js';
 import { convertParts } from './convert-parts.js';
-import { openAiServiceTier, parseWireResponse } from './convert-response.js';
+import { AUDIO_EXPIRY_SECONDS, openAiServiceTier, parseWireResponse } from './convert-response.js';
 import { convertUsage } from './convert-usage.js';
 import { mapFinishReason } from './map-finish-reason.js';
 
@@ -69,6 +69,8 @@ interface ChoiceState {
   lastPartIsText: boolean;
   /** Citations already streamed (JSON), so a repeated groundingMetadata adds only new ones. */
   annotationsSent: Set<string>;
+  /** Id of the streamed audio (TTS), once a chunk carried some. */
+  audioId: string | undefined;
 }
 
 export class GeminiStreamTranslator {
@@ -138,6 +140,7 @@ export class GeminiStreamTranslator {
         partTexts: [],
         lastPartIsText: false,
         annotationsSent: new Set(),
+        audioId: undefined,
       };
       this.choices.set(index, s);
     }
@@ -187,6 +190,12 @@ export class GeminiStreamTranslator {
         delta.tool_calls = parts.toolCalls.map((call) => ({ index: s.toolCalls++, ...call }));
       }
       if (annotations.length > 0) delta.annotations = annotations;
+      if (parts.audio) {
+        // OpenAI streams pcm16 audio as `delta.audio {id, data}`; each chunk's PCM decodes alone.
+        s.audioId ??= `audio_${(this.options.newId ?? randomUUID)().replaceAll('-', '')}`;
+        const pcm = Buffer.concat(parts.audio.data.map((d) => Buffer.from(d, 'base64')));
+        delta.audio = { id: s.audioId, data: pcm.toString('base64') };
+      }
       if (!strict) {
         if (parts.contentBlocks.length > 0) delta.content_blocks = parts.contentBlocks;
         if (parts.structured || s.structured) {
@@ -232,7 +241,11 @@ export class GeminiStreamTranslator {
         const reason = mapFinishReason(s.geminiFinish, s.toolCalls > 0);
         this.finishReasons.push(reason);
         s.finished = true;
-        out.push(this.chunk([{ index, delta: {}, finish_reason: reason, logprobs: null }]));
+        // "The final audio update contains only its expiry timestamp" (OpenAI), with the empty transcript.
+        const delta: ChatCompletionChunkDelta = s.audioId
+          ? { audio: { id: s.audioId, expires_at: this.created + AUDIO_EXPIRY_SECONDS, transcript: '' } }
+          : {};
+        out.push(this.chunk([{ index, delta, finish_reason: reason, logprobs: null }]));
       }
     }
     if (this.options.includeUsage) out.push(this.chunk([], this.usage?.usage ?? null));

@@ -35,6 +35,39 @@ describe('prepareOpenAIBody', () => {
     });
   });
 
+  it('drops the Gemini-only extensions (cached_content, safety_settings, video_metadata, file detail) with warnings', () => {
+    const request: ChatCompletionRequest = {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'https://youtu.be/x', detail: 'low', video_metadata: { fps: 1 } } },
+            { type: 'file', file: { file_id: 'f1', detail: 'high', video_metadata: { start_offset: '1s' } } },
+          ],
+        },
+      ],
+      cached_content: 'cachedContents/a',
+      safety_settings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'OFF' }],
+    };
+    const frozen = structuredClone(request);
+    const prepared = prepareOpenAIBody(request, target, false);
+    expect(prepared.body).toStrictEqual({
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'https://youtu.be/x', detail: 'low' } },
+            { type: 'file', file: { file_id: 'f1' } },
+          ],
+        },
+      ],
+    });
+    expect(prepared.warnings).toStrictEqual(['openai.cached_content_ignored', 'openai.safety_settings_ignored']);
+    expect(request).toStrictEqual(frozen);
+  });
+
   it("removes sidegate's non-OpenAI fields without touching the input", () => {
     const request: ChatCompletionRequest = {
       model: 'm',

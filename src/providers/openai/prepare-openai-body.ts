@@ -25,9 +25,11 @@ export function prepareOpenAIBody(request: ChatCompletionRequest, target: Target
   if (stream) merged.stream = true;
   else delete merged.stream;
 
-  if (merged.thinking !== undefined) {
-    delete merged.thinking;
-    warnings.push('openai.thinking_ignored');
+  // Gemini-only request extensions (docs/gemini-fields.md) an OpenAI endpoint would refuse.
+  for (const key of ['thinking', 'cached_content', 'safety_settings'] as const) {
+    if (merged[key] === undefined) continue;
+    delete merged[key];
+    warnings.push(`openai.${key}_ignored`);
   }
   merged.messages = request.messages.map(stripMessage);
 
@@ -60,8 +62,12 @@ function stripMessage(message: Message): Message {
   }
   if ((message.role === 'user' || message.role === 'tool') && Array.isArray(message.content)) {
     const content = message.content.map((part) => {
-      if (part.type !== 'image_url' || part.image_url.mime_type === undefined) return part;
-      const { mime_type: _m, ...imageUrl } = part.image_url;
+      if (part.type === 'file' && (part.file.video_metadata !== undefined || part.file.detail !== undefined)) {
+        const { video_metadata: _v, detail: _d, ...file } = part.file;
+        return Object.assign({}, part, { file });
+      }
+      if (part.type !== 'image_url' || (part.image_url.mime_type === undefined && part.image_url.video_metadata === undefined)) return part;
+      const { mime_type: _m, video_metadata: _v, ...imageUrl } = part.image_url;
       return Object.assign({}, part, { image_url: imageUrl });
     });
     return Object.assign({}, message, { content }) as Message;

@@ -4,6 +4,9 @@
 // Default answers (no reply scripted) are deterministic; see default-answer.ts for the rules:
 // `Echo: <last user text>`, function calls for declared functions the text mentions, capability
 // parts for codeExecution / googleSearch / thinking / IMAGE / computerUse, tokens = ceil(chars/4).
+// The fields of issue 23 (URL context, logprobs, service tiers, context caches, safety, media
+// resolution, video clips, TTS audio) live in features/, one file each, with the per-model
+// refusals in features/model-support.ts (docs/gemini-fields.md lists their sources).
 
 import { startEmulator, type Emulator, type EmulatorOptions } from './server.js';
 

@@ -54,3 +54,17 @@ function splitUrl(url: string | URL): { origin: string; path: string } {
 }
 
 export type { Dispatcher };
+
+/**
+ * The keep-alive pool of one provider: connections per origin as large as the client-side cap,
+ * no header timeout (the attempt timer is the header clock, DESIGN Decision 6) and the gateway's
+ * body idle timeout instead of undici's 300 s default.
+ */
+export function createUpstreamAgent(options: { maxConnections?: number | undefined; bodyIdleTimeoutMs?: number | undefined }): UndiciAgent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    connections: options.maxConnections ?? 4096,
+    headersTimeout: 0,
+    bodyTimeout: options.bodyIdleTimeoutMs ?? 600_000,
+  });
+}

@@ -13,6 +13,13 @@ describe('scrubSecrets', () => {
     { name: 'a bearer credential', text: 'sent Authorization: Bearer abc.def-123', known: [], want: 'sent Authorization: [redacted]' },
     { name: 'an OAuth token', text: 'token ya29.a0AfH6SMBxyzxyzxyz expired', known: [], want: 'token [redacted] expired' },
     { name: 'a gateway key', text: 'got sg-0123456789abcdefghij', known: [], want: 'got [redacted]' },
+    {
+      name: 'a PEM private key, with JSON-escaped line breaks too',
+      text: 'key {"private_key":"-----BEGIN PRIVATE KEY-----\\nMIIEv\\n-----END PRIVATE KEY-----\\n","x":1} and -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- end',
+      known: [],
+      want: 'key {"private_key":"[redacted]\\n","x":1} and [redacted] end',
+    },
+    { name: 'a cut-off PEM private key', text: 'x -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg', known: [], want: 'x [redacted]' },
     { name: 'short known values are not searched for', text: 'the model is slow', known: ['slow', undefined], want: 'the model is slow' },
     { name: 'ordinary upstream text with a long URL stays', text: 'quota, see https://ai.google.dev/gemini-api/docs/rate-limits.', known: [], want: 'quota, see https://ai.google.dev/gemini-api/docs/rate-limits.' },
   ])('$name', ({ text, known, want }) => {

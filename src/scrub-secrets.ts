@@ -9,7 +9,7 @@
  *   appear, whatever their shape;
  * - anything shaped like a credential: Google API keys (`AIza…`), OAuth tokens (`ya29.…`),
  *   OpenAI-style keys (`sk-…`, masked `sk-ab***yz` too), gateway keys (`sg-…`), bearer/basic
- *   credentials and JWTs.
+ *   credentials, JWTs and PEM private keys (a service-account key's `private_key`).
  *
  * `looksLikeSecret` is stricter (it also flags any long unbroken token) because it decides whether
  * a short client-supplied value may be echoed at all; free text is not held to that rule, since
@@ -27,6 +27,8 @@ const KEY_SHAPES: readonly RegExp[] = [
   /\b(?:sk|rk|pk)-[A-Za-z0-9_*-]{4,}/g,
   /\bsg-[A-Za-z0-9_-]{16,}/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g,
+  // A service-account key's private key (PEM, also with JSON-escaped line breaks).
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
 ];
 
 /** Any long unbroken token: a bearer token, a hex secret, a signed URL part. */

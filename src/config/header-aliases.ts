@@ -20,6 +20,8 @@ export const HEADER_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   'x-gateway-metadata': 'x-portkey-metadata',
   'x-gateway-custom-host': 'x-portkey-custom-host',
   'x-gateway-request-timeout': 'x-portkey-request-timeout',
+  'x-gateway-vertex-project-id': 'x-portkey-vertex-project-id',
+  'x-gateway-vertex-region': 'x-portkey-vertex-region',
   'x-gateway-retry-attempt-count': 'x-portkey-retry-attempt-count',
   'x-gateway-last-used-option-index': 'x-portkey-last-used-option-index',
 });

@@ -6,7 +6,8 @@
  *
  * Wire shape (snake_case, Portkey-compatible; see docs/routing.md):
  *   node     = { strategy?, targets?, name?, weight?, provider?, virtual_key?, api_key?,
- *                override_params?, custom_host?, retry?, strict_compliance?, request_timeout? }
+ *                override_params?, custom_host?, retry?, strict_compliance?, request_timeout?,
+ *                vertex_project_id?, vertex_region?, vertex_service_account_json? (Vertex AI targets) }
  *   strategy = { mode: single|fallback|loadbalance|conditional, on_status_codes?, conditions?, default? }
  *   retry    = { attempts (0..5, retries after the first try), on_status_codes?, use_retry_after_header? }
  * A node with `targets` is a group and needs `strategy`; a node without is a target. Inner
@@ -25,6 +26,8 @@ import type { ProviderName } from '../providers/provider.js';
 import { compileCondition, type ConditionPredicate } from './conditions.js';
 import { findTooDeep, MAX_JSON_DEPTH } from '../openai/json-depth.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
+import { parseServiceAccountKey } from '../providers/google-auth/service-account-key.js';
+import { isVertexProjectId, isVertexRegion } from '../providers/vertex/vertex-endpoint.js';
 
 export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = Object.freeze([429, 500, 502, 503, 504]);
 export const MAX_RETRY_ATTEMPTS = 5;
@@ -67,6 +70,9 @@ interface NodeWire {
   retry?: z.infer<typeof RetryWire> | undefined;
   strict_compliance?: boolean | undefined;
   request_timeout?: number | undefined;
+  vertex_project_id?: string | undefined;
+  vertex_region?: string | undefined;
+  vertex_service_account_json?: string | Record<string, unknown> | undefined;
 }
 
 /** The one schema of a config node (recursive through `targets`). */
@@ -79,7 +85,7 @@ export const RoutingConfigSchema: z.ZodType<NodeWire> = z.strictObject({
   weight: z.number().min(0).optional(),
   provider: z
     .string()
-    .regex(/^(google|openai|@[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'must be google, openai or @<virtual-key-slug>')
+    .regex(/^(google|vertex-ai|openai|@[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'must be google, vertex-ai, openai or @<virtual-key-slug>')
     .optional(),
   virtual_key: z.string().min(1).optional(),
   api_key: z.string().min(1).optional(),
@@ -88,6 +94,10 @@ export const RoutingConfigSchema: z.ZodType<NodeWire> = z.strictObject({
   retry: RetryWire.optional(),
   strict_compliance: z.boolean().optional(),
   request_timeout: z.number().int().positive().max(3_600_000).optional(),
+  vertex_project_id: z.string().refine(isVertexProjectId, 'must be a Google Cloud project ID').optional(),
+  vertex_region: z.string().refine(isVertexRegion, 'must be a Google Cloud region, global, us or eu').optional(),
+  // The key file's JSON, as a string or an object (Portkey takes both).
+  vertex_service_account_json: z.union([z.string().min(2).max(65_536), z.record(z.string(), z.unknown())]).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -133,6 +143,10 @@ export interface ConfigTarget extends InheritedSettings {
   provider?: ProviderName;
   virtualKey?: string;
   apiKey?: string;
+  /** Vertex AI: project (a key's `project_id` when only the key is given), region, service-account key JSON. */
+  vertexProjectId?: string;
+  vertexRegion?: string;
+  vertexServiceAccountJson?: string;
 }
 
 export interface ConfigGroup extends InheritedSettings {
@@ -205,6 +219,7 @@ function buildNode(wire: NodeWire, path: string, parent: InheritedSettings): Con
     if (virtualKey !== undefined && wire.api_key !== undefined) {
       throw invalid('a target takes either virtual_key or api_key', `${path}.api_key`);
     }
+    const key = serviceAccountKey(wire, path);
     return {
       kind: 'target',
       ...common,
@@ -212,15 +227,32 @@ function buildNode(wire: NodeWire, path: string, parent: InheritedSettings): Con
       ...optional('provider', provider as ProviderName | undefined),
       ...optional('virtualKey', virtualKey),
       ...optional('apiKey', wire.api_key),
+      ...optional('vertexProjectId', wire.vertex_project_id ?? key?.projectId),
+      ...optional('vertexRegion', wire.vertex_region),
+      ...optional('vertexServiceAccountJson', key?.json),
     };
   }
 
   if (wire.strategy === undefined) throw invalid('targets need a strategy', `${path}.strategy`);
-  for (const key of ['provider', 'virtual_key', 'api_key'] as const) {
+  for (const key of ['provider', 'virtual_key', 'api_key', 'vertex_project_id', 'vertex_region', 'vertex_service_account_json'] as const) {
     if (wire[key] !== undefined) throw invalid(`${key} belongs on a target, not on a node with targets`, `${path}.${key}`);
   }
   const targets = wire.targets.map((t, i) => buildNode(t, `${path}.targets[${i}]`, inherited));
   return { kind: 'group', ...common, ...inherited, strategy: buildStrategy(wire.strategy, targets, path), targets };
+}
+
+/** A target's service-account key, checked once when the config is parsed (400 naming the field, never a value). */
+function serviceAccountKey(wire: NodeWire, path: string): { json: string; projectId?: string } | undefined {
+  const raw = wire.vertex_service_account_json;
+  if (raw === undefined) return undefined;
+  const param = `${path}.vertex_service_account_json`;
+  if (wire.api_key !== undefined || wire.virtual_key !== undefined) throw invalid('a target takes one credential: api_key, virtual_key or vertex_service_account_json', param);
+  try {
+    const key = parseServiceAccountKey(raw);
+    return { json: typeof raw === 'string' ? raw : JSON.stringify(raw), ...optional('projectId', key.projectId) };
+  } catch (err) {
+    throw invalid((err as Error).message, param);
+  }
 }
 
 function buildStrategy(wire: NonNullable<NodeWire['strategy']>, targets: readonly ConfigNode[], path: string): Strategy {
@@ -277,6 +309,9 @@ const NODE_ALIASES: Record<string, string> = {
   strict_open_ai_compliance: 'strict_compliance',
   strictOpenAiCompliance: 'strict_compliance',
   requestTimeout: 'request_timeout',
+  vertexProjectId: 'vertex_project_id',
+  vertexRegion: 'vertex_region',
+  vertexServiceAccountJson: 'vertex_service_account_json',
 };
 const STRATEGY_ALIASES: Record<string, string> = { onStatusCodes: 'on_status_codes' };
 const RETRY_ALIASES: Record<string, string> = {

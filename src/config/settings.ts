@@ -39,6 +39,8 @@ const fields = {
     flag: '--openai-base-url',
     schema: httpUrl.default('https://api.openai.com'),
   },
+  /** Replaces the Vertex AI origin (`https://{region}-aiplatform.googleapis.com`) for every region: private endpoints, tests. */
+  vertexBaseUrl: { env: 'SIDEGATE_VERTEX_BASE_URL', flag: '--vertex-base-url', schema: httpUrl.optional() },
   apiKeys: { env: 'SIDEGATE_API_KEYS', flag: undefined, schema: commaList.default([]) },
   maxBodyBytes: {
     env: 'SIDEGATE_MAX_BODY_BYTES',

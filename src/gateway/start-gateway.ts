@@ -16,6 +16,7 @@ import { createMediaFetcher } from '../media/fetch-media.js';
 import { virtualKeyStoreFromSettings, type VirtualKeyStore } from '../keys/virtual-key-store.js';
 import { createGeminiProvider } from '../providers/gemini/gemini-provider.js';
 import { createOpenAIProvider } from '../providers/openai/openai-provider.js';
+import { lazyProvider } from '../providers/lazy-provider.js';
 import type { Provider } from '../providers/provider.js';
 import type { PlanEnvironment } from '../routing/resolve-plan.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
@@ -102,6 +103,12 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
     // Any other public media URL is refused unless fetching is turned on (DESIGN Decision 11).
     google: createGeminiProvider(settings.fetchMediaUrls ? Object.assign({ fetchMedia: createMediaFetcher() }, upstream) : upstream),
     openai: createOpenAIProvider(upstream),
+    // Loaded on the first Vertex call, with Google's auth library after it (issue 22).
+    'vertex-ai': lazyProvider({ name: 'vertex-ai', telemetryName: 'gcp.vertex_ai', operationName: 'generate_content' }, async () => {
+      const { createVertexProvider } = await import('../providers/vertex/vertex-provider.js');
+      // A key's token_uri may name Google's hosts or an allowed custom host (SIDEGATE_CUSTOM_HOSTS).
+      return createVertexProvider(Object.assign({ tokenHosts: settings.customHosts }, upstream));
+    }),
     ...deps.providers,
   };
   const virtualKeys =
@@ -115,7 +122,7 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
   const planEnv: PlanEnvironment = {
     virtualKeys,
     configs: createRoutingConfigStore({ configDir: settings.configDir }),
-    baseUrls: { google: settings.geminiBaseUrl, openai: settings.openaiBaseUrl },
+    baseUrls: { google: settings.geminiBaseUrl, openai: settings.openaiBaseUrl, 'vertex-ai': settings.vertexBaseUrl },
     customHosts: settings.customHosts,
     timeoutMs: settings.upstreamTimeoutMs,
   };

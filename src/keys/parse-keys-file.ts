@@ -1,10 +1,10 @@
 /**
  * The read-only keys file (`SIDEGATE_VIRTUAL_KEYS_FILE`): a plaintext JSON array
- * `[{"slug","provider","api_key","custom_host"?}]`, typically a mounted Kubernetes Secret. Pure.
+ * `[{"slug","provider","api_key"?,"custom_host"?,"vertex_*"?}]`, typically a mounted Kubernetes Secret. Pure.
  */
 import { z } from 'zod';
 import { innermostIssue, issueParam } from '../issue-param.js';
-import { VirtualKeyInputSchema, type StoredKey } from './stored-key.js';
+import { toStoredKey, VirtualKeyInputSchema, type StoredKey } from './stored-key.js';
 
 const KeysFileSchema = z.array(VirtualKeyInputSchema);
 
@@ -26,12 +26,6 @@ export function parseKeysFile(raw: string, createdAt: string): StoredKey[] {
   return parsed.data.map((k, i) => {
     if (seen.has(k.slug)) throw new Error(`${i}.slug: duplicate slug ${k.slug}`);
     seen.add(k.slug);
-    return {
-      slug: k.slug,
-      provider: k.provider,
-      api_key: k.api_key,
-      ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
-      created_at: createdAt,
-    };
+    return toStoredKey(k, createdAt);
   });
 }

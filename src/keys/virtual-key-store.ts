@@ -24,7 +24,7 @@ import { innermostIssue, issueParam } from '../issue-param.js';
 import type { ProviderName } from '../providers/provider.js';
 import { decryptStore, encryptStore, loadOrCreateKeyFile, parseMasterKey } from './encrypt-key-store.js';
 import { parseKeysFile } from './parse-keys-file.js';
-import { VirtualKeyInputSchema, VirtualKeyStoreError, type StoredKey } from './stored-key.js';
+import { toStoredKey, VirtualKeyInputSchema, VirtualKeyStoreError, type StoredKey } from './stored-key.js';
 import { watchForChanges } from './watch-for-changes.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
@@ -37,8 +37,11 @@ export { VirtualKeyStoreError } from './stored-key.js';
 export interface VirtualKeyInput {
   slug: string;
   provider: ProviderName;
-  api_key: string;
+  api_key?: string | undefined;
   custom_host?: string | undefined;
+  vertex_project_id?: string | undefined;
+  vertex_region?: string | undefined;
+  vertex_service_account_json?: string | undefined;
 }
 
 /** What `list` shows: never the secret. */
@@ -46,6 +49,10 @@ export interface VirtualKeyInfo {
   slug: string;
   provider: ProviderName;
   custom_host?: string;
+  vertex_project_id?: string;
+  vertex_region?: string;
+  /** True when the key holds a service-account key (never shown). */
+  vertex_service_account?: boolean;
   created_at: string;
   /** `…` plus the key's last 4 characters, only for keys long enough that this reveals little. */
   key_hint?: string;
@@ -57,6 +64,8 @@ export interface VirtualKey {
   provider: ProviderName;
   apiKey: string;
   customHost?: string;
+  /** Vertex AI project, region and service-account key (provider `vertex-ai`). */
+  vertex?: { projectId?: string; region?: string; serviceAccountJson?: string };
 }
 
 export interface VirtualKeyStore {
@@ -236,13 +245,7 @@ async function openStore(
             code: 'virtual_key_exists',
           });
         }
-        const stored: StoredKey = {
-          slug: value.slug,
-          provider: value.provider,
-          api_key: value.api_key,
-          ...(value.custom_host !== undefined ? { custom_host: value.custom_host } : {}),
-          created_at: new Date().toISOString(),
-        };
+        const stored = toStoredKey(value, new Date().toISOString());
         current.set(value.slug, stored);
         return toInfo(stored);
       });
@@ -263,7 +266,13 @@ async function openStore(
     get(slug) {
       const k = keys.get(slug);
       if (!k) return undefined;
-      return { slug: k.slug, provider: k.provider, apiKey: k.api_key, ...(k.custom_host !== undefined ? { customHost: k.custom_host } : {}) };
+      return {
+        slug: k.slug,
+        provider: k.provider,
+        apiKey: k.api_key,
+        ...(k.custom_host !== undefined ? { customHost: k.custom_host } : {}),
+        ...(k.provider === 'vertex-ai' ? { vertex: vertexFields(k) } : {}),
+      };
     },
     reload,
     close: stopWatching,
@@ -274,11 +283,22 @@ function toMap(list: readonly StoredKey[]): Map<string, StoredKey> {
   return new Map(list.map((k) => [k.slug, k]));
 }
 
+function vertexFields(k: StoredKey): NonNullable<VirtualKey['vertex']> {
+  return {
+    ...(k.vertex_project_id !== undefined ? { projectId: k.vertex_project_id } : {}),
+    ...(k.vertex_region !== undefined ? { region: k.vertex_region } : {}),
+    ...(k.vertex_service_account_json !== undefined ? { serviceAccountJson: k.vertex_service_account_json } : {}),
+  };
+}
+
 function toInfo(k: StoredKey): VirtualKeyInfo {
   return {
     slug: k.slug,
     provider: k.provider,
     ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
+    ...(k.vertex_project_id !== undefined ? { vertex_project_id: k.vertex_project_id } : {}),
+    ...(k.vertex_region !== undefined ? { vertex_region: k.vertex_region } : {}),
+    ...(k.vertex_service_account_json !== undefined ? { vertex_service_account: true } : {}),
     created_at: k.created_at,
     ...(k.api_key.length >= 16 ? { key_hint: `…${k.api_key.slice(-4)}` } : {}),
   };

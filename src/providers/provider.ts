@@ -9,7 +9,7 @@ import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../openai/chat-response.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../openai/embeddings.js';
 
-export type ProviderName = 'google' | 'openai';
+export type ProviderName = 'google' | 'openai' | 'vertex-ai';
 
 /** One concrete upstream a request can go to: resolved from headers, virtual keys and configs. */
 export interface Target {
@@ -24,6 +24,22 @@ export interface Target {
   strictCompliance: boolean;
   /** Per-attempt timeout until response headers arrive (DESIGN Decision 6). */
   timeoutMs: number;
+  /** Vertex AI addressing and credential (provider `vertex-ai` only). */
+  vertex?: VertexTarget;
+}
+
+/**
+ * Where a Vertex AI target lives and which Google identity calls it. The credential chain
+ * (`providers/vertex/vertex-credential.ts`): `apiKey` (a raw access token, or an express-mode
+ * API key), else `serviceAccountJson`, else the pod's Application Default Credentials.
+ */
+export interface VertexTarget {
+  /** Project ID (not the number); undefined: the service account's `project_id`, else ADC's project. */
+  projectId?: string;
+  /** Location: a region (`us-central1`), `global`, or the multi-regions `us` / `eu`. */
+  region: string;
+  /** A service-account key (JSON text). Leaves the gateway only as a JWT signed with it. */
+  serviceAccountJson?: string;
 }
 
 /**

@@ -15,7 +15,7 @@
 import { InvalidRequestError } from '../errors.js';
 import type { CallOutcome, Provider, ProviderCall, ProviderName } from '../providers/provider.js';
 
-export type Providers = Readonly<Record<ProviderName, Provider | undefined>>;
+export type Providers = Readonly<Partial<Record<ProviderName, Provider>>>;
 
 function withWarnings(outcome: CallOutcome, warnings: readonly string[]): CallOutcome {
   if (warnings.length === 0) return outcome;

@@ -9,11 +9,21 @@
  * `x-gateway-custom-host`, else the virtual key's, else the provider default. Hosts given per
  * request (config or header) must be on `SIDEGATE_CUSTOM_HOSTS`; a virtual key's host was set
  * by an admin and is trusted.
+ *
+ * Vertex AI (`vertex-ai`): project and region from the config target, else the virtual key, else
+ * `x-gateway-vertex-project-id` / `x-gateway-vertex-region`; region `global` when none is given
+ * (as `@google/genai` defaults). The credential may be absent (the pod's ADC). `Authorization`
+ * counts for a Vertex target only when it holds a Google credential (an OAuth `ya29.` token or
+ * an `AIza` key): an OpenAI client must send some key, and its placeholder must not be taken
+ * for a token. A config target's service-account key wins over `Authorization`. The base URL is
+ * the region's Google host unless `SIDEGATE_VERTEX_BASE_URL` or a custom host replaces it.
  */
 import { AuthError, InvalidRequestError } from '../errors.js';
 import type { ConfigTarget } from '../config/routing-config.js';
 import type { VirtualKey } from '../keys/virtual-key-store.js';
-import type { ProviderName, Target } from '../providers/provider.js';
+import type { ProviderName, Target, VertexTarget } from '../providers/provider.js';
+import { isGoogleApiKey } from '../providers/vertex/vertex-credential.js';
+import { VERTEX_EXPRESS_ORIGIN, vertexOrigin } from '../providers/vertex/vertex-endpoint.js';
 
 /** A target as routing holds it: what a provider gets, plus the config's `override_params`, which routing merges into the request once (`apply-overrides.ts`). */
 export interface ResolvedTarget extends Target {
@@ -29,6 +39,9 @@ export interface RequestCredentials {
   apiKey?: string | undefined;
   /** `x-gateway-custom-host`. */
   customHost?: string | undefined;
+  /** `x-gateway-vertex-project-id`, `x-gateway-vertex-region`. */
+  vertexProjectId?: string | undefined;
+  vertexRegion?: string | undefined;
   strictCompliance: boolean;
   /** Default per-attempt timeout (settings). */
   timeoutMs: number;
@@ -36,8 +49,11 @@ export interface RequestCredentials {
 
 export interface TargetEnvironment {
   virtualKeys: { get(slug: string): VirtualKey | undefined };
-  /** Default base URL per provider, e.g. `{ google: settings.geminiBaseUrl, openai: 'https://api.openai.com' }`. */
-  baseUrls: Readonly<Record<ProviderName, string>>;
+  /**
+   * Default base URL per provider, e.g. `{ google: settings.geminiBaseUrl, openai: 'https://api.openai.com' }`.
+   * Vertex AI's default depends on the region (`vertexOrigin`); `SIDEGATE_VERTEX_BASE_URL` replaces it.
+   */
+  baseUrls: Readonly<Record<'google' | 'openai', string>> & { readonly 'vertex-ai'?: string | undefined };
   /** `SIDEGATE_CUSTOM_HOSTS`: host names (or `host:port`) a request may point a target at. */
   customHosts: readonly string[];
 }
@@ -46,8 +62,10 @@ export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCred
   const path = node?.path;
   let apiKey: string | undefined;
   let vk: VirtualKey | undefined;
-  const slug = node?.virtualKey ?? (node?.apiKey === undefined ? creds.virtualKey : undefined);
+  let fromAuthorization = false;
+  const slug = node?.virtualKey ?? (node?.apiKey === undefined && node?.vertexServiceAccountJson === undefined ? creds.virtualKey : undefined);
   if (node?.apiKey !== undefined) apiKey = node.apiKey;
+  else if (node?.vertexServiceAccountJson !== undefined) apiKey = '';
   else if (slug !== undefined) {
     vk = env.virtualKeys.get(slug);
     if (!vk) {
@@ -59,14 +77,22 @@ export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCred
       });
     }
     apiKey = vk.apiKey;
-  } else apiKey = creds.apiKey;
+  } else {
+    apiKey = creds.apiKey;
+    fromAuthorization = apiKey !== undefined;
+  }
 
   const provider = node?.provider ?? vk?.provider ?? creds.provider;
   if (provider === undefined) {
-    throw new InvalidRequestError('no provider: send x-gateway-provider (google, openai or @slug) or set provider in the config', {
+    throw new InvalidRequestError('no provider: send x-gateway-provider (google, vertex-ai, openai or @slug) or set provider in the config', {
       param: path ? `${path}.provider` : 'x-gateway-provider',
       code: 'missing_provider',
     });
+  }
+  let vertex: VertexTarget | undefined;
+  if (provider === 'vertex-ai') {
+    if (apiKey === undefined || (fromAuthorization && !isGoogleCredential(apiKey))) apiKey = '';
+    vertex = vertexTarget(node, vk, creds);
   }
   if (apiKey === undefined) {
     throw new AuthError('missing provider key: send it in the Authorization header, or use a virtual key', {
@@ -78,7 +104,7 @@ export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCred
   if (requested !== undefined) {
     checkCustomHost(requested, env.customHosts, node?.customHost !== undefined ? `${path}.custom_host` : 'x-gateway-custom-host');
   }
-  const baseUrl = (requested ?? vk?.customHost ?? env.baseUrls[provider]).replace(/\/+$/, '');
+  const baseUrl = (requested ?? vk?.customHost ?? defaultBaseUrl(provider, env, apiKey, vertex)).replace(/\/+$/, '');
   const model = node?.overrideParams.model;
   const hasOverrides = node !== undefined && Object.keys(node.overrideParams).length > 0;
 
@@ -90,7 +116,28 @@ export function resolveTarget(node: ConfigTarget | undefined, creds: RequestCred
     ...(hasOverrides ? { overrideParams: { ...node.overrideParams } } : {}),
     strictCompliance: node?.strictCompliance ?? creds.strictCompliance,
     timeoutMs: node?.requestTimeoutMs ?? creds.timeoutMs,
+    ...(vertex !== undefined ? { vertex } : {}),
   };
+}
+
+/** An OAuth access token (`ya29.…`, every Google-issued one) or a Google API key. */
+function isGoogleCredential(value: string): boolean {
+  return value.startsWith('ya29.') || isGoogleApiKey(value);
+}
+
+function vertexTarget(node: ConfigTarget | undefined, vk: VirtualKey | undefined, creds: RequestCredentials): VertexTarget {
+  const projectId = node?.vertexProjectId ?? vk?.vertex?.projectId ?? creds.vertexProjectId;
+  const serviceAccountJson = node?.vertexServiceAccountJson ?? vk?.vertex?.serviceAccountJson;
+  return {
+    region: node?.vertexRegion ?? vk?.vertex?.region ?? creds.vertexRegion ?? 'global',
+    ...(projectId !== undefined ? { projectId } : {}),
+    ...(serviceAccountJson !== undefined ? { serviceAccountJson } : {}),
+  };
+}
+
+function defaultBaseUrl(provider: ProviderName, env: TargetEnvironment, apiKey: string, vertex: VertexTarget | undefined): string {
+  if (provider !== 'vertex-ai') return env.baseUrls[provider];
+  return env.baseUrls['vertex-ai'] ?? (isGoogleApiKey(apiKey) ? VERTEX_EXPRESS_ORIGIN : vertexOrigin(vertex?.region ?? 'global'));
 }
 
 /** Throws a 400 unless `url` is http(s) on an allowed host. */

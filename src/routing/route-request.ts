@@ -30,7 +30,7 @@ import type { RoutePlan } from './resolve-plan.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } from './retry-policy.js';
 
-export type ProviderRegistry = Readonly<Record<ProviderName, Provider | undefined>>;
+export type ProviderRegistry = Readonly<Partial<Record<ProviderName, Provider>>>;
 
 /** What the engine needs for any operation. */
 export interface AttemptContext {
@@ -206,6 +206,7 @@ async function attemptOnce<T>(
       attemptNumber: stats.attempts,
       targetIndex: path,
       resendCount,
+      ...(target.vertex !== undefined ? { cloud: { projectId: target.vertex.projectId, region: target.vertex.region } } : {}),
     }),
   );
   try {

@@ -2,19 +2,22 @@
  * The credential and target headers of a request, parsed once into `RequestCredentials` (part
  * of the request context, DESIGN Decision 18). Each is read through the x-portkey- alias table:
  * `x-gateway-provider` (`google`, `openai` or `@slug`), `x-gateway-virtual-key`, `Authorization`,
- * `x-gateway-custom-host`, `x-gateway-strict-compliance`, `x-gateway-request-timeout`.
- * Pure; throws `InvalidRequestError` (400) for an unsupported provider or a bad timeout.
+ * `x-gateway-custom-host`, `x-gateway-strict-compliance`, `x-gateway-request-timeout`, and for
+ * Vertex AI `x-gateway-vertex-project-id` / `x-gateway-vertex-region`.
+ * Pure; throws `InvalidRequestError` (400) for an unsupported provider, a bad timeout, or a
+ * project or region that is not a Google name (they become URL path segments).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { canonicalHeader } from '../config/header-aliases.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ProviderName } from '../providers/provider.js';
 import type { RequestCredentials } from '../routing/resolve-target.js';
+import { isVertexProjectId, isVertexRegion } from '../providers/vertex/vertex-endpoint.js';
 import { looksLikeSecret } from '../scrub-secrets.js';
 
 export type { RequestCredentials };
 
-const PROVIDERS: Readonly<Record<string, ProviderName>> = { google: 'google', gemini: 'google', openai: 'openai' };
+const PROVIDERS: Readonly<Record<string, ProviderName>> = { google: 'google', gemini: 'google', openai: 'openai', 'vertex-ai': 'vertex-ai' };
 
 export function readCredentialHeaders(headers: IncomingHttpHeaders, defaultTimeoutMs: number): RequestCredentials {
   const providerValue = canonicalHeader(headers, 'x-gateway-provider')?.trim();
@@ -27,7 +30,7 @@ export function readCredentialHeaders(headers: IncomingHttpHeaders, defaultTimeo
       if (!provider) {
         throw new InvalidRequestError(
           // A key pasted into the wrong header must not come back in the answer.
-          `unsupported provider${looksLikeSecret(providerValue) ? '' : ` ${JSON.stringify(providerValue.slice(0, 64))}`}; supported: google, openai, @<virtual-key>`,
+          `unsupported provider${looksLikeSecret(providerValue) ? '' : ` ${JSON.stringify(providerValue.slice(0, 64))}`}; supported: google, vertex-ai, openai, @<virtual-key>`,
           { param: 'x-gateway-provider', code: 'unsupported_provider' },
         );
       }
@@ -48,9 +51,13 @@ export function readCredentialHeaders(headers: IncomingHttpHeaders, defaultTimeo
     }
     timeoutMs = n;
   }
+  const vertexProjectId = vertexName(headers, 'x-gateway-vertex-project-id', isVertexProjectId);
+  const vertexRegion = vertexName(headers, 'x-gateway-vertex-region', isVertexRegion);
   return {
     provider,
     virtualKey,
+    ...(vertexProjectId !== undefined ? { vertexProjectId } : {}),
+    ...(vertexRegion !== undefined ? { vertexRegion } : {}),
     apiKey: providerKeyFromAuthorization(canonicalHeader(headers, 'authorization')),
     customHost: canonicalHeader(headers, 'x-gateway-custom-host')?.trim(),
     strictCompliance: strict === undefined ? true : strict.trim().toLowerCase() !== 'false',
@@ -63,4 +70,16 @@ export function providerKeyFromAuthorization(value: string | undefined): string 
   if (!value) return undefined;
   const key = value.trim().replace(/^bearer\s+/i, '');
   return key.length > 0 ? key : undefined;
+}
+
+function vertexName(headers: IncomingHttpHeaders, name: string, valid: (value: string) => boolean): string | undefined {
+  const value = canonicalHeader(headers, name)?.trim();
+  if (value === undefined) return undefined;
+  if (!valid(value)) {
+    throw new InvalidRequestError(`${name}: not a Google Cloud ${name.endsWith('region') ? 'region' : 'project ID'}`, {
+      param: name,
+      code: 'invalid_vertex_target',
+    });
+  }
+  return value;
 }

@@ -16,3 +16,5 @@ export const ATTR_GATEWAY_PROMPT_VERSION = 'gateway.prompt.version';
 export const ATTR_GATEWAY_PROMPT_LABEL = 'gateway.prompt.label';
 /** JSON of the variables a prompt was rendered with; only with message-content capture on. */
 export const ATTR_GATEWAY_PROMPT_VARIABLES = 'gateway.prompt.variables';
+/** Google Cloud project of a Vertex AI attempt (issue 22; semconv has no project attribute, `cloud.account.id` means the billing account). */
+export const ATTR_GCP_PROJECT_ID = 'gcp.project_id';

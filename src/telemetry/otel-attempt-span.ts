@@ -21,12 +21,14 @@ import {
   ATTR_GATEWAY_COST_UNKNOWN_MODEL,
   ATTR_GATEWAY_COST_USD,
   ATTR_GATEWAY_TARGET_INDEX,
+  ATTR_GCP_PROJECT_ID,
   ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION,
   ATTR_GATEWAY_WARNINGS,
 } from './gateway-attributes.js';
 import { getOutputContentAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
 import { computeCostUsd, findModelPrice } from './pricing.js';
 import {
+  ATTR_CLOUD_REGION,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
@@ -52,6 +54,10 @@ export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptS
   if (address !== undefined) attributes[ATTR_SERVER_ADDRESS] = address;
   if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
   if (start.resendCount > 0) attributes[ATTR_HTTP_REQUEST_RESEND_COUNT] = start.resendCount;
+  if (start.cloud !== undefined) {
+    if (start.cloud.projectId !== undefined) attributes[ATTR_GCP_PROJECT_ID] = start.cloud.projectId;
+    if (start.cloud.region !== undefined) attributes[ATTR_CLOUD_REGION] = start.cloud.region;
+  }
   const span = kit.tracer.startSpan(
     `${start.operationName} ${start.model}`,
     { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },

@@ -5,6 +5,7 @@
  * ~4.7 MB of resident memory, a sixteenth of the sidecar's idle budget.
  * `semconv-incubating.test.ts` checks every value against the package, so a rename is caught.
  */
+export const ATTR_CLOUD_REGION = 'cloud.region';
 export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';

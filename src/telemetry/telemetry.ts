@@ -47,6 +47,8 @@ export interface AttemptStart {
   targetIndex: string;
   /** Retries of the same target before this one (0 on the first try). */
   resendCount: number;
+  /** Vertex AI targets: `gcp.project_id` and `cloud.region` of the attempt. */
+  cloud?: { projectId?: string | undefined; region?: string | undefined };
 }
 
 export interface AttemptEnd {

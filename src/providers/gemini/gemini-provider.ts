@@ -34,7 +34,7 @@ import { AttemptControl } from '../attempt-control.js';
 import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
-import { convertRequest, targetModel } from './convert-request.js';
+import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
 import { convertEmbedRequest } from './convert-embed-request.js';
 import { convertEmbedResponse } from './convert-embed-response.js';
 import { convertModelList } from './convert-model-list.js';
@@ -74,7 +74,32 @@ export interface GeminiProviderOptions {
   maxAnswerBytes?: number;
   /** In-flight budget answers are counted in. */
   budget?: InflightBudget;
+  /**
+   * How `generateContent` calls are addressed and authenticated; default AI Studio's
+   * (`{baseUrl}/v1beta/models/{model}`, `x-goog-api-key`). The Vertex AI provider passes its own
+   * (`providers/vertex/`): the request and response wire is the same.
+   */
+  wire?: GeminiWire;
 }
+
+/** The parts of a `generateContent` call that differ between AI Studio and Vertex AI. */
+export interface GeminiWire {
+  /** The collection `/{model}:{method}` is appended to. */
+  modelsUrl(target: Target): string;
+  /** The model's path segment; throws `InvalidRequestError` (param `model`) for a bad id. */
+  modelSegment(model: string): string;
+  authHeaders(target: Target): Record<string, string>;
+  /** Replaces the AI Studio media lookups (files API, URL fetches); throws a 400 naming the part. */
+  resolveMedia?(request: ChatCompletionRequest, target: Target): ReadonlyMap<string, ResolvedMedia>;
+  /** Last changes to the translated body; may add warnings. */
+  finishBody?(body: GeminiRequestBody, request: ChatCompletionRequest, warnings: string[]): GeminiRequestBody;
+}
+
+const AI_STUDIO_WIRE: GeminiWire = {
+  modelsUrl: (target) => `${trimBase(target.baseUrl)}/v1beta/models`,
+  modelSegment: modelPath,
+  authHeaders: (target) => ({ 'x-goog-api-key': target.apiKey }),
+};
 
 export interface GeminiProvider extends Provider {
   embed(call: EmbedCall): Promise<EmbedResult>;
@@ -118,9 +143,10 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   const fileMimeCache = new Map<string, string>();
   // The one client of Gemini's files resource, over this provider's request function and pool.
   const files = options.files ?? createGeminiFilesClient({ request: send, dispatcher });
+  const wire = options.wire ?? AI_STUDIO_WIRE;
 
   function headers(target: Target, call: { traceHeaders: Record<string, string> }, accept: string): Record<string, string> {
-    return Object.assign({}, call.traceHeaders, { 'content-type': 'application/json', accept, 'x-goog-api-key': target.apiKey });
+    return Object.assign({}, call.traceHeaders, { 'content-type': 'application/json', accept }, wire.authHeaders(target));
   }
 
   async function readErrorBody(res: UndiciResponse, target: Target, control: AttemptControl): Promise<UpstreamError> {
@@ -195,10 +221,12 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const { target } = call;
     const { request } = call; // routing already merged the target's override_params
     const model = targetModel(request, target);
-    const path = modelPath(model);
-    const media = await resolveMedia(request, target, call);
-    const { body, warnings } = convertRequest(request, target, { media });
-    const url = `${trimBase(target.baseUrl)}/v1beta/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+    const path = wire.modelSegment(model);
+    const media = wire.resolveMedia ? wire.resolveMedia(request, target) : await resolveMedia(request, target, call);
+    const converted = convertRequest(request, target, { media });
+    const { warnings } = converted;
+    const body = wire.finishBody ? wire.finishBody(converted.body, request, warnings) : converted.body;
+    const url = `${wire.modelsUrl(target)}/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
     const res = await postJson(send, url, body, headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, dispatcher);
     if (res.statusCode >= 300) {

@@ -156,6 +156,8 @@ export function convertImageUrl(
   }
   if (isYouTubeUrl(url)) return { fileData: { fileUri: url } };
   const fetched = ctx.media?.get(url);
+  // A URL the provider resolved as a file reference (Vertex AI: `gs://` and `https://` URIs).
+  if (fetched?.kind === 'file') return { fileData: { mimeType: checkedMime(fetched.mimeType, param), fileUri: url } };
   if (fetched?.kind === 'inline') {
     return { inlineData: { mimeType: checkedMime(fetched.mimeType, param), data: fetched.data } };
   }

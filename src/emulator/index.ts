@@ -14,6 +14,7 @@ export { startEmulator, type Emulator, type EmulatorOptions } from './server.js'
 export type { RecordedRequest, ScriptedReply, JsonReply, StreamReply, DropReply, DelayReply } from './script.js';
 export { googleError, type GoogleErrorBody, type GoogleErrorExtra } from './errors.js';
 export { DEFAULT_MODEL_IDS } from './models.js';
+export type { GoogleAuthEmulator, IssuedToken } from './google-auth.js';
 export { TINY_PNG_BASE64 } from './default-answer.js';
 
 /** Parses `--port N` / `--host H` (also `--port=N`); unknown flags are an error. */

@@ -22,6 +22,8 @@ import {
   type ScriptedReply,
 } from './script.js';
 import { validateCountTokensRequest, validateGenerateRequest, type WireRequest } from './validate-request.js';
+import { GoogleAuthEmulator, type GoogleAuthEmulatorOptions } from './google-auth.js';
+import { createVertexRoutes, type VertexEmulatorOptions } from './vertex.js';
 
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -45,6 +47,8 @@ export interface EmulatorOptions {
   maxFileBytes?: number;
   /** Requests kept in `requests` before the oldest half is dropped (default 10 000). */
   maxRecordedRequests?: number;
+  /** Vertex AI paths, the metadata server and the OAuth token endpoint (vertex.ts, google-auth.ts). */
+  vertex?: VertexEmulatorOptions & GoogleAuthEmulatorOptions;
 }
 
 /** A running emulator. */
@@ -61,6 +65,8 @@ export interface Emulator {
   close(): Promise<void>;
   /** Uploaded files by id (read-only use in tests). */
   files: FileStore;
+  /** The metadata server and token endpoint: tokens issued, lifetimes and failures to script. */
+  googleAuth: GoogleAuthEmulator;
 }
 
 const MODELS_PREFIX = '/v1beta/models/';
@@ -135,12 +141,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     (id) => catalog.get(id)?.supportedGenerationMethods.includes('createCachedContent') ?? false,
     (parsed) => countPrompt(parsed as WireRequest).total + (parsed.tools ? tokensOf(JSON.stringify(parsed.tools).length) : 0),
   );
+  const googleAuth = new GoogleAuthEmulator(options.vertex);
 
   const emulator: Emulator = {
     url: '',
     port: 0,
     requests: [],
     files,
+    googleAuth,
     enqueue: (...replies) => queue.push(...replies),
     reset: () => {
       queue.clear();
@@ -296,6 +304,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     writeJson(res, 200, batch ? batchEmbedResponse(requests) : embedResponse(requests[0]!));
   }
 
+  const vertex = createVertexRoutes(googleAuth, [...catalog.list.map((m) => String(m.name).replace(/^models\//, ''))], handleModelCall, options.vertex);
+
   async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const action = path.slice(CONTROL_PREFIX.length);
     if (action === 'requests' && req.method === 'GET') {
@@ -326,6 +336,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       writeJson(res, 200, { queued: list.length, pending: queue.size });
       return;
     }
+    if (action === 'google-auth/tokens' && req.method === 'GET') {
+      writeJson(res, 200, { tokens: googleAuth.issued });
+      return;
+    }
+    if (action === 'google-auth' && req.method === 'POST') {
+      // `{"token_lifetimes":[s,…],"fail_next":[{"source":"metadata"|"oauth","status":n},…]}`
+      const parsed = parseJsonBody(await readBody(req, inlineLimit));
+      const v = (parsed.ok ? parsed.value : undefined) as { token_lifetimes?: unknown; fail_next?: unknown } | undefined;
+      const lifetimes = v?.token_lifetimes ?? [];
+      const failures = v?.fail_next ?? [];
+      if (!Array.isArray(lifetimes) || !lifetimes.every((x) => typeof x === 'number') || !Array.isArray(failures)) {
+        writeJson(res, 400, { error: 'body: {"token_lifetimes": [seconds…], "fail_next": [{"source","status"}…]}' });
+        return;
+      }
+      googleAuth.scriptTokenLifetimes(...(lifetimes as number[]));
+      for (const f of failures as Array<{ source?: unknown; status?: unknown }>) {
+        if ((f.source === 'metadata' || f.source === 'oauth') && typeof f.status === 'number') googleAuth.failNextTokenRequest(f.source, f.status);
+      }
+      writeJson(res, 200, {});
+      return;
+    }
     writeJson(res, 404, { error: `unknown control route ${req.method} ${path}` });
   }
 
@@ -341,6 +372,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const rec: RecordedRequest = { method, path: rawUrl, headers: recordHeaders(req), body: undefined, bodyBytes: 0 };
     record(rec);
     const baseUrl = `http://${req.headers.host ?? emulator.url.slice(7)}`;
+    if (googleAuth.matches(path)) return googleAuth.handle(req, res, path, query);
 
     // Upload chunks (§13.1 steps 2–3) are authorised by their upload id and streamed, never buffered.
     const uploadId = path === UPLOAD_PATH ? query?.get('upload_id') : null;
@@ -373,6 +405,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     } else {
       req.resume();
     }
+
+    if (vertex.matches(path)) return vertex.handle(req, res, rec, path, query, body);
 
     const authFailure = authError(req, query);
     if (authFailure) {

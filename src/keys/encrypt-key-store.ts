@@ -24,9 +24,12 @@ const StoredKeysSchema = z.object({
   keys: z.array(
     z.object({
       slug: z.string(),
-      provider: z.enum(['google', 'openai']),
+      provider: z.enum(['google', 'openai', 'vertex-ai']),
       api_key: z.string(),
       custom_host: z.string().optional(),
+      vertex_project_id: z.string().optional(),
+      vertex_region: z.string().optional(),
+      vertex_service_account_json: z.string().optional(),
       created_at: z.string(),
     }),
   ),
@@ -67,6 +70,9 @@ export async function decryptStore(raw: string, masterKey: Buffer): Promise<Stor
     provider: k.provider,
     api_key: k.api_key,
     ...(k.custom_host !== undefined ? { custom_host: k.custom_host } : {}),
+    ...(k.vertex_project_id !== undefined ? { vertex_project_id: k.vertex_project_id } : {}),
+    ...(k.vertex_region !== undefined ? { vertex_region: k.vertex_region } : {}),
+    ...(k.vertex_service_account_json !== undefined ? { vertex_service_account_json: k.vertex_service_account_json } : {}),
     created_at: k.created_at,
   }));
 }

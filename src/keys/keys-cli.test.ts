@@ -47,6 +47,36 @@ describe('runKeysCli', () => {
     expect((await run(['list'])).out).not.toMatch(/^gem/m);
   });
 
+  it('adds Vertex AI keys: a service-account key file piped in whole, or nothing for the pod\'s ADC', async () => {
+    const keyFile = JSON.stringify(
+      {
+        type: 'service_account',
+        project_id: 'my-proj',
+        private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQ-not-a-real-key\n-----END PRIVATE KEY-----\n',
+        client_email: 'gw@my-proj.iam.gserviceaccount.com',
+      },
+      null,
+      2,
+    );
+    expect(await run(['add', 'vsa', '--provider', 'vertex-ai', '--vertex-region', 'europe-west4'], keyFile)).toStrictEqual({ code: 0, out: 'added vsa (vertex-ai)\n', err: '' });
+    expect(await run(['add', 'vadc', '--provider', 'vertex-ai', '--vertex-project-id', 'other-proj'], '')).toStrictEqual({ code: 0, out: 'added vadc (vertex-ai)\n', err: '' });
+    const raw = await readFile(join(dir, STORE_FILE), 'utf8');
+    expect(raw).not.toContain('PRIVATE KEY');
+    expect(raw).not.toContain('gw@my-proj');
+    const store = await virtualKeyStoreFromSettings({ dataDir: dir });
+    expect(store.get('vsa')).toStrictEqual({
+      slug: 'vsa',
+      provider: 'vertex-ai',
+      apiKey: '',
+      vertex: { projectId: 'my-proj', region: 'europe-west4', serviceAccountJson: keyFile },
+    });
+    expect(store.get('vadc')).toStrictEqual({ slug: 'vadc', provider: 'vertex-ai', apiKey: '', vertex: { projectId: 'other-proj' } });
+    store.close();
+    const refused = await run(['add', 'bad', '--provider', 'vertex-ai'], '{"type":"authorized_user"}');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('service-account key field type is invalid');
+  });
+
   it('lists an empty store', async () => {
     expect(await run(['list'])).toStrictEqual({ code: 0, out: 'no virtual keys\n', err: '' });
   });

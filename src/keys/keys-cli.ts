@@ -19,6 +19,8 @@ export interface KeysCliIo {
 
 const USAGE = `usage:
   sidegate keys add <slug> --provider google|openai [--custom-host URL]   (API key on stdin)
+  sidegate keys add <slug> --provider vertex-ai [--vertex-project-id P] [--vertex-region R]
+                                    (on stdin: a service-account key file, a token, an express key, or nothing for ADC)
   sidegate keys list
   sidegate keys rm <slug>`;
 
@@ -36,7 +38,7 @@ export async function runKeysCli(argv: readonly string[], io: KeysCliIo): Promis
 
   let parsed: { positional: string[]; flags: Map<string, string> };
   try {
-    parsed = parseArgs(rest, command === 'add' ? ['--provider', '--custom-host'] : []);
+    parsed = parseArgs(rest, command === 'add' ? ['--provider', '--custom-host', '--vertex-project-id', '--vertex-region'] : []);
   } catch (err) {
     return fail(`${(err as Error).message}\n${USAGE}`);
   }
@@ -57,13 +59,26 @@ export async function runKeysCli(argv: readonly string[], io: KeysCliIo): Promis
       case 'add': {
         if (positional.length !== 1) return fail(`add takes one slug\n${USAGE}`);
         const provider = flags.get('--provider');
-        if (provider === undefined) return fail('add needs --provider google|openai');
+        if (provider === undefined) return fail('add needs --provider google|vertex-ai|openai');
         const s = await openStore();
         if (s.readOnly) return fail('keys come from SIDEGATE_VIRTUAL_KEYS_FILE (read-only); edit that file instead', 1);
-        if (io.stdin.isTTY) io.stderr.write(`API key for ${positional[0]} (then Enter): `);
-        const apiKey = await readSecret(io.stdin);
-        if (apiKey === '') return fail('no API key on stdin (pipe it in: `printf %s "$KEY" | sidegate keys add ...`)');
-        const info = await s.add({ slug: positional[0], provider, api_key: apiKey, custom_host: flags.get('--custom-host') });
+        const vertex = provider === 'vertex-ai';
+        if (io.stdin.isTTY) io.stderr.write(`API key for ${positional[0]} (then Enter${vertex ? '; empty for the pod\'s ADC' : ''}): `);
+        // A service-account key file spans lines: read it whole when it is piped in.
+        const secret = vertex && !io.stdin.isTTY ? (await readAll(io.stdin)).trim() : await readSecret(io.stdin);
+        if (secret === '' && !vertex) return fail('no API key on stdin (pipe it in: `printf %s "$KEY" | sidegate keys add ...`)');
+        const info = await s.add({
+          slug: positional[0],
+          provider,
+          custom_host: flags.get('--custom-host'),
+          ...(vertex
+            ? {
+                vertex_project_id: flags.get('--vertex-project-id'),
+                vertex_region: flags.get('--vertex-region'),
+                ...(secret.startsWith('{') ? { vertex_service_account_json: secret } : secret !== '' ? { api_key: secret } : {}),
+              }
+            : { api_key: secret }),
+        });
         io.stdout.write(`added ${info.slug} (${info.provider}${info.key_hint ? `, key ${info.key_hint}` : ''})\n`);
         return 0;
       }
@@ -124,6 +139,12 @@ function parseArgs(args: readonly string[], known: readonly string[]): { positio
 }
 
 /** Reads stdin to its end (or, on a terminal, one line) and drops the trailing newline. */
+async function readAll(stdin: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+  return text;
+}
+
 async function readSecret(stdin: Readable & { isTTY?: boolean }): Promise<string> {
   let text = '';
   for await (const chunk of stdin) {

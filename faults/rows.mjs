@@ -64,6 +64,31 @@ export function rows({ fast }) {
   const n = (quick, full) => (fast ? quick : full);
   return [
     {
+      name: 'Vertex AI, pod identity: metadata-server tokens expiring and a token request failing',
+      fast: true,
+      async run({ gw, emu }) {
+        const total = n(40, 150);
+        const headers = { 'content-type': 'application/json', 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-provider': 'vertex-ai', 'x-gateway-vertex-region': 'us-central1' };
+        // Every token lives 60 s, inside the refresh margin, so each wave refreshes; one token
+        // request fails (a 502 vertex_auth_failed, then the next request gets a fresh token).
+        await emu.googleAuth({ token_lifetimes: Array.from({ length: 20 }, () => 60) });
+        const waves = 4;
+        const answers = [];
+        for (let w = 0; w < waves; w++) {
+          if (w === 2) await emu.googleAuth({ fail_next: [{ source: 'metadata', status: 403 }] });
+          answers.push(...(await pool(Math.ceil(total / waves), 10, () => send(gw.url, { headers, body: chatBody() }))));
+        }
+        const ok = (a) => a.status === 200 && JSON.parse(a.text).choices?.[0]?.message?.content === 'Echo: hello';
+        const authFailed = (a) => a.status === 502 && isEnvelope(a.text) && JSON.parse(a.text).error.code === 'vertex_auth_failed';
+        return {
+          sent: answers.length,
+          correct: count(answers, (a) => ok(a) || authFailed(a)),
+          lost: lostOf(answers),
+          note: `${count(answers, authFailed)} answered 502 vertex_auth_failed while the metadata server refused`,
+        };
+      },
+    },
+    {
       name: 'upstream 5xx storm (500/503)',
       fast: true,
       async run({ gw, emu }) {

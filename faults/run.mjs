@@ -43,6 +43,10 @@ const env = {
   SIDEGATE_API_KEYS: GATEWAY_KEY,
   SIDEGATE_ADMIN_KEY: ADMIN_KEY,
   SIDEGATE_GEMINI_BASE_URL: emu.url,
+  // Vertex AI against the emulator, the pod's identity from its metadata server (ADC).
+  SIDEGATE_VERTEX_BASE_URL: emu.url,
+  GCE_METADATA_HOST: emu.url.replace(/^http:\/\//, ''),
+  GOOGLE_CLOUD_PROJECT: 'sidegate-emulator',
   SIDEGATE_DATA_DIR: join(runDir, 'data'),
   SIDEGATE_VIRTUAL_KEYS_FILE: join(runDir, 'virtual-keys.json'),
   SIDEGATE_UPSTREAM_TIMEOUT_MS: '5000',
@@ -77,8 +81,13 @@ for (const row of selected) {
   results.push({ fault: row.name, sent: r.sent, correct: r.correct, lost: r.lost, bad5xx, atTarget, seconds: Math.round((performance.now() - t) / 100) / 10, note: r.note ?? '', ...(r.cases ? { cases: r.cases } : {}) });
 }
 
-// Let the last spans leave, stop everything, then look for the test keys everywhere.
+// Let the last spans leave, stop everything, then look for the test keys everywhere, and for
+// every access token the emulator's metadata server and token endpoint issued.
 await new Promise((r) => setTimeout(r, 1500));
+for (const token of await emu.tokens()) {
+  SECRETS.push(token);
+  SECRET_NAMES.set(token, 'a Vertex AI access token');
+}
 await gw.stop();
 await emu.stop();
 await collector.close();

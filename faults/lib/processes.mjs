@@ -68,6 +68,10 @@ export async function startEmulator(logFile) {
     /** Queues scripted replies (FIFO, one per upstream call). */
     enqueue: (replies) => control('replies', replies),
     reset: () => control('reset'),
+    /** Scripts the metadata server / token endpoint (token lifetimes, failures). */
+    googleAuth: (body) => control('google-auth', body),
+    /** Every access token the emulator issued (the secrets check looks for each). */
+    tokens: async () => ((await (await fetch(`${p.url}/__emulator/google-auth/tokens`)).json()).tokens ?? []).map((t) => t.token),
   };
 }
 

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { parseRoutingConfig, type ConfigGroup, type ConfigTarget } from '../../src/config/routing-config.js';
 import { settingsWithDefaults } from '../../src/config/settings.js';
 import { defaultInflightBudget, REQUEST_WEIGHT } from '../../src/overload/inflight-budget.js';
 
@@ -232,5 +233,47 @@ describe('Dockerfile', () => {
     const bench = /MALLOC_TRIM_THRESHOLD_: '(\d+)'/.exec(read('bench/processes.mjs'))?.[1];
     expect(image).toBeDefined();
     expect(image).toStrictEqual(bench);
+  });
+});
+
+describe('deploy/k8s/sidegate-vertex.yaml (Vertex AI with GKE Workload Identity)', () => {
+  const docs = parseAllDocuments(read('deploy/k8s/sidegate-vertex.yaml')).map((d) => d.toJS() as Json);
+  const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
+  const deployment = byKind('Deployment')[0] as Json;
+  const pod = deployment.spec.template.spec;
+  const sidecar = pod.initContainers.find((c: Json) => c.name === 'sidegate');
+  const env = Object.fromEntries(sidecar.env.map((e: Json) => [e.name, e.value]));
+
+  it('runs the pod as a ServiceAccount annotated with the Google service account it acts as', () => {
+    const [account] = byKind('ServiceAccount') as Json[];
+    expect(pod.serviceAccountName).toStrictEqual(account!.metadata.name);
+    expect(account!.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/^[a-z][-a-z0-9]*@[a-z][-a-z0-9]*\.iam\.gserviceaccount\.com$/);
+    expect(pod.hostNetwork).not.toStrictEqual(true);
+  });
+
+  it('holds no Google key: no key file, no credentials variable, the only Secret is the gateway key', () => {
+    const text = read('deploy/k8s/sidegate-vertex.yaml');
+    expect(text).not.toMatch(/GOOGLE_APPLICATION_CREDENTIALS|private_key|service_account_json|"type":\s*"service_account"/);
+    const secrets = byKind('Secret') as Json[];
+    expect(secrets.flatMap((s) => Object.keys(s.stringData))).toStrictEqual(['gateway-api-key']);
+    for (const v of pod.volumes) expect(v.secret).toBeUndefined();
+  });
+
+  it('mounts a routing config of Vertex targets in the project the service account belongs to', () => {
+    const [configMap] = byKind('ConfigMap') as Json[];
+    const volume = pod.volumes.find((v: Json) => v.configMap?.name === configMap!.metadata.name);
+    const mount = sidecar.volumeMounts.find((m: Json) => m.name === volume.name);
+    expect(env.SIDEGATE_CONFIG_DIR).toStrictEqual(mount.mountPath);
+    const appConfig = pod.containers[0].env.find((e: Json) => e.name === 'SIDEGATE_CONFIG').value as string;
+    const config = parseRoutingConfig(configMap!.data[`${appConfig}.json`]) as ConfigGroup;
+    const account = (byKind('ServiceAccount')[0] as Json).metadata.annotations['iam.gke.io/gcp-service-account'] as string;
+    const project = account.split('@')[1]!.split('.')[0];
+    for (const target of config.targets as ConfigTarget[]) {
+      expect(target.provider).toStrictEqual('vertex-ai');
+      expect(target.vertexProjectId).toStrictEqual(project);
+      expect(target.vertexRegion).toBeDefined();
+      expect(target.apiKey).toBeUndefined();
+    }
+    expect(env.GOOGLE_CLOUD_PROJECT).toStrictEqual(project);
   });
 });

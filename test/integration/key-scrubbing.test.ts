@@ -78,6 +78,38 @@ describe.each<{ keyName: string; key: string; headers: Record<string, string> }>
   });
 });
 
+describe('Vertex AI (issue 22): tokens and service-account fields', () => {
+  const vertexConfig = (extra: Record<string, unknown>) =>
+    JSON.stringify({ provider: 'vertex-ai', vertex_project_id: 'sidegate-emulator', vertex_region: 'us-central1', custom_host: h.emulator.url, ...extra });
+
+  it.each(paths)('a Vertex answer echoing the access token, $name: scrubbed in the answer, the spans and the log', async ({ stream, reply, status }) => {
+    const token = h.emulator.googleAuth.issueToken();
+    h.emulator.enqueue(reply(token));
+    const res = await postChat(h, request(stream), { ...h.headers, 'x-gateway-config': vertexConfig({ api_key: token }) });
+    const answer = await res.text();
+    expect(res.status).toBe(status);
+    expect(answer).toContain('API key not valid: [redacted]. Please pass a valid API key.');
+    expect(answer).not.toContain(token);
+    expect(exported()).not.toContain(token);
+    expect(logs.join('\n')).not.toContain(token);
+    expect(h.emulator.requests.at(-1)!.path).toMatch(/^\/v1\/projects\/sidegate-emulator\/locations\/us-central1\//);
+  });
+
+  it('a service-account key that cannot be used: the answer names the field, never its value', async () => {
+    const secretKey = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n';
+    const res = await postChat(h, request(false), {
+      ...h.headers,
+      'x-gateway-config': vertexConfig({ vertex_service_account_json: { type: 'service_account', private_key: secretKey, client_email: 'x', token_uri: 'ftp://a' } }),
+    });
+    const answer = await res.text();
+    expect(res.status).toBe(400);
+    expect(answer).toContain('vertex_service_account_json');
+    expect(answer).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
+    expect(exported()).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
+    expect(logs.join('\n')).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
+  });
+});
+
 describe('header values that look like keys are never echoed', () => {
   it.each([
     { header: 'x-gateway-provider', value: GOOGLE_KEY },

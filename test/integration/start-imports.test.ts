@@ -44,6 +44,12 @@ const NOT_AT_START = [
   '/traces-view/view-style.js',
   '/traces-view/ui-session.js',
   '/traces-view/html.js',
+  // Vertex AI and Google's auth library: loaded by the first Vertex call only (issue 22)
+  '/providers/vertex/vertex-provider.js',
+  '/providers/google-auth/google-credentials.js',
+  '/node_modules/google-auth-library/',
+  '/node_modules/gaxios/',
+  '/node_modules/gcp-metadata/',
 ];
 
 let emulator: Emulator;

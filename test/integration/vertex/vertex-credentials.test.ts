@@ -243,6 +243,34 @@ describe('fallback between AI Studio and Vertex', () => {
       ['gcp.vertex_ai', 200, 'config.targets[1]'],
     ]);
     expect(attempts[1]!.attributes['gcp.project_id']).toBe(PROJECT);
+    expect(attempts[1]!.attributes['gateway.cost.usd']).toEqual(expect.any(Number));
+  });
+
+  it('Vertex\'s 429 RESOURCE_EXHAUSTED is retried after its RetryInfo delay', async () => {
+    const token = w.emulator.googleAuth.issueToken();
+    w.emulator.enqueue({
+      status: 429,
+      body: {
+        error: {
+          code: 429,
+          message: 'Resource exhausted. Please try again later. Please refer to https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }],
+        },
+      },
+    });
+    const config = { retry: { attempts: 1, use_retry_after_header: true }, provider: 'vertex-ai', api_key: token, vertex_project_id: PROJECT, vertex_region: REGION };
+    const { data, response } = await openai({ 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': JSON.stringify(config) })
+      .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'again' }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe('Echo: again');
+    const attempts = w.attempts(response.headers.get('traceparent'));
+    expect(attempts.map((a) => [a.attributes['http.response.status_code'], a.attributes['http.request.resend_count']])).toStrictEqual([
+      [429, undefined],
+      [200, 1],
+    ]);
+    const gapMs = (attempts[1]!.startTime[0] - attempts[0]!.endTime[0]) * 1000 + (attempts[1]!.startTime[1] - attempts[0]!.endTime[1]) / 1e6;
+    expect(gapMs).toBeGreaterThanOrEqual(900);
   });
 });
 

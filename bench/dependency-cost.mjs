@@ -43,6 +43,7 @@ const DEPENDENCIES = [
   { name: 'yaml', when: 'first prompt template', imports: ['yaml'] },
   { name: 'mustache', when: 'first prompt template', imports: ['mustache'] },
   { name: 'busboy', when: 'first POST /v1/files', imports: ['busboy'] },
+  { name: 'google-auth-library', when: 'first Vertex AI call with a service-account key or ADC', imports: ['google-auth-library'] },
 ];
 const AT_START = {
   name: 'all loaded at start, together',

@@ -40,15 +40,47 @@ export async function once(pool, target) {
   return [total, res.statusCode, ttfb ?? total];
 }
 
-function emptyResult() {
-  return { latencies: [], ttfbs: [], errors: 0, statuses: {} };
+/**
+ * The text of the `i`th chunk of a paced stream (run.mjs): the client finds it in whatever framing
+ * reaches it (Gemini SSE from the upstream, OpenAI SSE from a gateway), so it can tell when each
+ * upstream chunk arrived even when a gateway splits or merges frames.
+ */
+export const chunkMarker = (i) => `~c${String(i).padStart(3, '0')}~`;
+const MARKER = /~c(\d{3})~/g;
+
+/**
+ * One paced stream; resolves with [latencyUs, status, ttfbUs, gapsUs]: `gapsUs[i - 1]` is the time
+ * between the arrival of chunk i − 1 and chunk i (by their markers).
+ */
+export async function onceChunks(pool, target) {
+  const start = process.hrtime.bigint();
+  const res = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+  let ttfb;
+  const arrivals = [];
+  let carry = '';
+  for await (const piece of res.body) {
+    const now = Number(process.hrtime.bigint() - start) / 1000;
+    ttfb ??= now;
+    const text = carry + piece.toString('latin1');
+    for (const m of text.matchAll(MARKER)) arrivals[Number(m[1])] ??= now;
+    carry = text.slice(-6); // a marker cut between two pieces is found in the next one
+  }
+  const total = Number(process.hrtime.bigint() - start) / 1000;
+  const gaps = [];
+  for (let i = 1; i < arrivals.length; i++) if (arrivals[i] !== undefined && arrivals[i - 1] !== undefined) gaps.push(arrivals[i] - arrivals[i - 1]);
+  return [total, res.statusCode, ttfb ?? total, gaps];
 }
 
-function record(result, [us, status, ttfb]) {
+function emptyResult() {
+  return { latencies: [], ttfbs: [], gaps: [], errors: 0, statuses: {} };
+}
+
+function record(result, [us, status, ttfb, gaps]) {
   result.statuses[status] = (result.statuses[status] ?? 0) + 1;
   if (status === 200) {
     result.latencies.push(us);
     result.ttfbs.push(ttfb);
+    if (gaps) result.gaps.push(...gaps);
   } else result.errors++;
 }
 
@@ -56,7 +88,8 @@ function record(result, [us, status, ttfb]) {
  * Open loop at a fixed rate (requests are sent on schedule whether or not earlier ones finished),
  * several targets interleaved so they see the same machine conditions. Requests still unanswered
  * `drainMs` after the last one was sent are cut and counted as `unfinished`: a participant that
- * cannot keep up is reported as saturated instead of stretching the run by its backlog.
+ * cannot keep up is reported as saturated instead of stretching the run by its backlog. A target
+ * with `paced: true` is a paced stream (`onceChunks`): its inter-chunk gaps are collected too.
  */
 export async function fixedRate({ targets, ratePerSecond, seconds, connections = 64, drainMs = 5000 }) {
   const pools = targets.map((t) => newPool(t.origin, connections));
@@ -72,7 +105,7 @@ export async function fixedRate({ targets, ratePerSecond, seconds, connections =
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const k = i % targets.length;
     inflight.push(
-      once(pools[k], targets[k]).then(
+      (targets[k].paced ? onceChunks : once)(pools[k], targets[k]).then(
         (r) => record(results[k], r),
         () => {
           if (cut) results[k].unfinished++;

@@ -8,6 +8,9 @@
 //   --rates A,B      fixed rates in requests per second (default 200,1000)
 //   --rounds N       rounds of the fixed-rate and streaming segments, in alternating order (default 2)
 //   --stream-rate N  rate of the streaming time-to-first-byte run (default 200)
+//   --pace-rate N    rate of the paced-stream run (default 100): streams of --pace-chunks chunks
+//                    (default 8) the emulator sends --pace-ms apart (default 5); the figure is the
+//                    delay between two chunks at the client, through each participant
 //   --streams N      open streams held at once for the memory figure (default 1000)
 //   --requests N     requests of the memory-flatness run (default 50000; 0 skips it)
 //   --peer           also measure `@portkey-ai/gateway` 1.15.2 (installed from npm into
@@ -24,7 +27,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
+import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
 import {
   ask,
   cpuMs,
@@ -54,6 +57,9 @@ const SECONDS = num('seconds', 5);
 const RATES = (option('rates') ?? '200,1000').split(',').map(Number);
 const ROUNDS = num('rounds', 2);
 const STREAM_RATE = num('stream-rate', 200);
+const PACE_RATE = num('pace-rate', 100);
+const PACE_CHUNKS = num('pace-chunks', 8);
+const PACE_MS = num('pace-ms', 5);
 const STREAMS = num('streams', 1000);
 const REQUESTS = num('requests', 50_000);
 const PEER = args.includes('--peer');
@@ -105,6 +111,22 @@ function heldStreamReply(holdMs, i) {
     responseId: `held${i}`,
   });
   return { chunks: [{ data: chunk('Hello, ') }, { data: chunk('benchmark.', true), delayMs: holdMs }] };
+}
+
+/** A paced stream: `n` chunks, `intervalMs` apart, each text carrying its marker (load.mjs `chunkMarker`). */
+function pacedStreamReply(n, intervalMs, i) {
+  const chunk = (k) => ({
+    candidates: [{ content: { parts: [{ text: `${chunkMarker(k)} ` }], role: 'model' }, ...(k === n - 1 ? { finishReason: 'STOP' } : {}), index: 0 }],
+    usageMetadata: { promptTokenCount: 7, candidatesTokenCount: k + 1, totalTokenCount: 8 + k },
+    modelVersion: MODEL,
+    responseId: `paced${i}`,
+  });
+  return { chunks: Array.from({ length: n }, (_, k) => ({ data: chunk(k), ...(k > 0 ? { delayMs: intervalMs } : {}) })) };
+}
+
+async function resetEmulator(emulatorUrl) {
+  const res = await fetch(`${emulatorUrl}/__emulator/reset`, { method: 'POST' });
+  await res.arrayBuffer();
 }
 
 async function enqueue(emulatorUrl, replies) {
@@ -185,7 +207,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, streams: STREAMS, requests: REQUESTS, probe: PROBE },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, probe: PROBE },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
@@ -287,6 +309,44 @@ async function main() {
   }
   log(`streams at ${STREAM_RATE} req/s: added time to first byte p50 / p99 (ms)`, Object.fromEntries(streamers.filter((k) => k !== 'direct').map((k) => [k, `${report.streaming[k].added_ttfb_p50_ms} / ${report.streaming[k].added_ttfb_p99_ms}`])));
 
+  // Paced streams: the emulator sends each stream's chunks PACE_MS apart; the client times the gap
+  // between two chunks' arrival. A gateway that holds a chunk (its own work per chunk, or an event
+  // loop busy with something else, e.g. an export) widens the gap; the added figure is the gap
+  // through a participant minus the gap from the upstream alone. Each segment gets exactly its
+  // scripted replies, and the emulator's queue is cleared after it.
+  const pacers = streamers;
+  const pacc = Object.fromEntries(pacers.map((k) => [k, { gaps: [], ttfbs: [], errors: 0, cpu: 0 }]));
+  const paced = Math.floor(PACE_RATE * SECONDS);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? pacers : [...pacers].reverse();
+    for (const k of order) {
+      await enqueue(emulator.url, Array.from({ length: paced }, (_, i) => pacedStreamReply(PACE_CHUNKS, PACE_MS, i)));
+      const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [{ ...parts[k].stream, paced: true }], ratePerSecond: PACE_RATE, seconds: SECONDS }));
+      await resetEmulator(emulator.url);
+      pacc[k].gaps.push(...result[0].gaps);
+      pacc[k].ttfbs.push(...result[0].ttfbs);
+      pacc[k].errors += result[0].errors;
+      pacc[k].cpu += cpu;
+    }
+  }
+  const directGap = summarize(pacc.direct.gaps);
+  report.paced_streams = { rate_per_second: PACE_RATE, chunks: PACE_CHUNKS, interval_ms: PACE_MS };
+  for (const k of pacers) {
+    const g = summarize(pacc[k].gaps);
+    report.paced_streams[k] = {
+      gaps: g.count,
+      gap_p50_ms: round(g.p50_ms),
+      gap_p90_ms: round(g.p90_ms),
+      gap_p99_ms: round(g.p99_ms),
+      added_gap_p50_ms: k === 'direct' ? 0 : round(g.p50_ms - directGap.p50_ms),
+      added_gap_p90_ms: k === 'direct' ? 0 : round(g.p90_ms - directGap.p90_ms),
+      added_gap_p99_ms: k === 'direct' ? 0 : round(g.p99_ms - directGap.p99_ms),
+      errors: pacc[k].errors,
+      cpu_per_stream_us: Math.round((pacc[k].cpu * 1000) / Math.max(1, pacc[k].ttfbs.length + pacc[k].errors)),
+    };
+  }
+  log(`paced streams (${PACE_CHUNKS} chunks ${PACE_MS} ms apart, ${PACE_RATE} req/s): added inter-chunk delay p50 / p99 (ms)`, Object.fromEntries(pacers.filter((k) => k !== 'direct').map((k) => [k, `${report.paced_streams[k].added_gap_p50_ms} / ${report.paced_streams[k].added_gap_p99_ms}`])));
+
   // Closed loop, 32 connections: the most each participant serves, and its CPU per request there.
   report.max = {};
   for (const k of keys) {
@@ -375,6 +435,8 @@ function targets(r) {
   if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms`);
   const s = r.streaming ?? {};
   if (s.on && s.floor) row(`stream time to first byte added ≤ floor + 0.3 ms (p50, ${s.rate_per_second} req/s)`, s.floor.added_ttfb_p50_ms, s.peer?.added_ttfb_p50_ms, s.on.added_ttfb_p50_ms, s.on.added_ttfb_p50_ms <= s.floor.added_ttfb_p50_ms + 0.3, `floor +${round(s.on.added_ttfb_p50_ms - s.floor.added_ttfb_p50_ms)} ms`);
+  const p = r.paced_streams ?? {};
+  if (p.on && p.floor) row(`stream chunk added latency ≤ floor + 0.1 ms (inter-chunk delay p50)`, p.floor.added_gap_p50_ms, p.peer?.added_gap_p50_ms, p.on.added_gap_p50_ms, p.on.added_gap_p50_ms <= p.floor.added_gap_p50_ms + 0.1, `floor +${round(p.on.added_gap_p50_ms - p.floor.added_gap_p50_ms)} ms; p99 ${p.on.added_gap_p99_ms} against floor ${p.floor.added_gap_p99_ms} ms (${p.chunks} chunks ${p.interval_ms} ms apart, ${p.rate_per_second} streams/s)`);
   const idle = r.idle_rss_median_mb ?? {};
   if (idle.on !== undefined) row('idle RSS ≤ 80 MB', idle.floor?.median, r.idle_rss_mb?.peer, idle.on.median, idle.on.median <= 80, `median of 3 fresh processes (${idle.on.figures.join(', ')}): VmRSS 1 s after 5 requests, exporter loaded, no forced GC`);
   const o = r.open_streams ?? {};
@@ -401,6 +463,9 @@ function printTable(r) {
   const s = r.streaming ?? {};
   line(`stream ${s.rate_per_second} req/s: TTFB p50/p99 (ms)`, keys.map((k) => s[k] && `${round(s[k].ttfb_p50_ms, 2)} / ${round(s[k].ttfb_p99_ms, 2)}`));
   line(`stream: added TTFB p50/p99 (ms)`, keys.map((k) => (k === 'direct' ? '' : s[k] && `${round(s[k].added_ttfb_p50_ms, 2)} / ${round(s[k].added_ttfb_p99_ms, 2)}`)));
+  const p = r.paced_streams ?? {};
+  line(`paced: chunk gap p50/p99 (ms)`, keys.map((k) => p[k] && `${round(p[k].gap_p50_ms, 2)} / ${round(p[k].gap_p99_ms, 2)}`));
+  line(`paced: added gap p50/p99 (ms)`, keys.map((k) => (k === 'direct' ? '' : p[k] && `${round(p[k].added_gap_p50_ms, 2)} / ${round(p[k].added_gap_p99_ms, 2)}`)));
   line('max req/s (32 connections)', keys.map((k) => r.max?.[k]?.rps));
   line('max: CPU per request (µs)', keys.map((k) => (k === 'direct' ? `(${r.max[k].cpu_per_request_us})` : r.max?.[k]?.cpu_per_request_us)));
   const o = r.open_streams ?? {};

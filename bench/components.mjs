@@ -10,7 +10,9 @@
 //   floor        floor.mjs's translation, for scale
 //   node:http + undici is not here: the floor's end-to-end CPU per request is that part.
 //   node bench/components.mjs [--iterations 20000] [--env "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=512 …"]
-// Needs `npm run build` first.
+// Needs `npm run build` first. BENCH_DIST names another build to measure (as child.mjs reads it), so
+// two commits can be compared by alternating runs.
+import { pathToFileURL } from 'node:url';
 import { start, round, sleep } from './processes.mjs';
 
 const args = process.argv.slice(2);
@@ -18,7 +20,7 @@ const N = Number(args[args.indexOf('--iterations') + 1] || 20000);
 const extraEnv = args.includes('--env')
   ? Object.fromEntries(args[args.indexOf('--env') + 1].split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
   : {};
-const dist = new URL('../dist/', import.meta.url);
+const dist = process.env.BENCH_DIST ? pathToFileURL(`${process.env.BENCH_DIST.replace(/\/+$/, '')}/`) : new URL('../dist/', import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
 
 const { parseChatRequest } = await load('openai/parse-chat-request.js');

@@ -60,10 +60,14 @@ export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptS
   }
   const span = kit.tracer.startSpan(
     `${start.operationName} ${start.model}`,
-    { kind: SpanKind.CLIENT, attributes, startTime: hrTime() },
+    { kind: SpanKind.CLIENT, startTime: hrTime() },
     trace.setSpan(ROOT_CONTEXT, parent),
   );
-  if (span.isRecording()) span.setAttributes(requestAttributes);
+  if (span.isRecording()) {
+    // After start, as the request span does (otel-request-span.ts): one check per attribute.
+    span.setAttributes(attributes);
+    span.setAttributes(requestAttributes);
+  }
   return new OtelAttemptSpan(kit, span, start, address, port);
 }
 

@@ -55,7 +55,7 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
   try {
     span = kit.tracer.startSpan(
       ids.spanName ?? (start.model !== '' ? `${start.operation} ${start.model}` : start.operation),
-      { kind: SpanKind.SERVER, attributes, links, startTime: hrTime() },
+      { kind: SpanKind.SERVER, links, startTime: hrTime() },
       parentContext,
     );
   } finally {
@@ -64,6 +64,9 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
   }
   let requestAttributes: Attributes = {};
   if (span.isRecording()) {
+    // Set after start, not passed to `startSpan`: the SDK sanitises start attributes twice (copying
+    // them each time) before the span checks each one again; no sampler we build reads them.
+    span.setAttributes(attributes);
     if (start.chat !== undefined) {
       requestAttributes = getRequestAttributes(start.chat);
       span.setAttributes(requestAttributes);

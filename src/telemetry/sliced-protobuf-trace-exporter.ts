@@ -1,0 +1,111 @@
+/**
+ * The OTLP/HTTP protobuf span exporter (the default protocol), serialising a batch in slices that
+ * yield to the event loop between them, then sending the batch in one POST.
+ *
+ * Why: the SDK's `OTLPTraceExporter` serialises a whole batch synchronously inside `export()`, and
+ * the batch processor calls `export()` from the `onEnd` of the span that fills the batch, so every
+ * request whose socket became readable meanwhile waited behind the whole batch. Sending each
+ * slice as its own export instead costs a POST per slice (about 100 µs of CPU each here, measured
+ * with bench/export-pause.mjs), so the slices are joined into one request body.
+ *
+ * Nothing here encodes OTLP: every byte comes from the SDK's `ProtobufTraceSerializer`, and the
+ * POST goes through the SDK's own HTTP export delegate, built exactly as `OTLPTraceExporter`
+ * builds it (the same options, environment, retries, timeout, compression and concurrency limit).
+ * Joining works because an `ExportTraceServiceRequest` is `repeated ResourceSpans resource_spans
+ * = 1`: concatenated serialised messages parse as one message whose repeated fields are the
+ * concatenation (https://protobuf.dev/programming-guides/encoding/#last-one-wins), so the
+ * collector receives one ResourceSpans per slice, each with its resource.
+ */
+import { createRequire } from 'node:module';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import type { IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
+import type { ISerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+
+const requireSdk = createRequire(import.meta.url);
+
+/** A batch serialised slice by slice, joined: what the export delegate sends. */
+interface SerialisedBatch {
+  bytes: Uint8Array;
+  spans: number;
+}
+
+/** `OTLPTraceExporter`'s component type (exporter-trace-otlp-proto's semconv.ts). */
+const COMPONENT_TYPE = 'otlp_http_span_exporter';
+
+export class SlicedProtobufTraceExporter implements SpanExporter {
+  readonly #delegate: IOtlpExportDelegate<SerialisedBatch>;
+  readonly #serialise: (spans: ReadableSpan[]) => Uint8Array | undefined;
+
+  constructor(
+    /** What `OTLPTraceExporter` takes (create-otlp-exporters.ts builds the same for both). */
+    options: OTLPExporterNodeConfigBase,
+    private readonly sliceSize: number,
+  ) {
+    // CommonJS packages, loaded synchronously as create-otlp-exporters.ts loads the exporters.
+    const { ProtobufTraceSerializer } = requireSdk('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+    const { convertLegacyHttpOptions, createOtlpHttpExportDelegate } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+    this.#serialise = (spans) => ProtobufTraceSerializer.serializeRequest(spans);
+    const passThrough: ISerializer<SerialisedBatch, unknown> = {
+      serializeRequest: (batch) => batch.bytes,
+      deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
+    };
+    this.#delegate = createOtlpHttpExportDelegate(
+      convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+      passThrough,
+      COMPONENT_TYPE,
+      { name: 'span', countItems: (batch) => batch.spans },
+      undefined,
+    );
+  }
+
+  /** Batches still being serialised: not yet in the delegate's queue, which its flush waits for. */
+  readonly #serialising = new Set<Promise<void>>();
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    const handedOn = this.#serialiseInSlices(spans).then(
+      (bytes) => this.#delegate.export({ bytes, spans: spans.length }, resultCallback),
+      (error: unknown) => resultCallback({ code: ExportResultCode.FAILED, error: error as Error }),
+    );
+    this.#serialising.add(handedOn);
+    void handedOn.then(() => this.#serialising.delete(handedOn));
+  }
+
+  /** The SDK's serialisation of `spans`, `sliceSize` spans per macrotask, joined. */
+  #serialiseInSlices(spans: ReadableSpan[]): Promise<Uint8Array> {
+    const size = Math.max(1, this.sliceSize);
+    return new Promise((resolve, reject) => {
+      const parts: Uint8Array[] = [];
+      let bytes = 0;
+      let from = 0;
+      const next = (): void => {
+        try {
+          const part = this.#serialise(spans.slice(from, from + size));
+          if (part !== undefined) {
+            parts.push(part);
+            bytes += part.length;
+          }
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        from += size;
+        if (from < spans.length) setImmediate(next);
+        else resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes));
+      };
+      setImmediate(next);
+    });
+  }
+
+  /** Waits for batches being serialised to reach the delegate, then for the delegate's exports. */
+  async forceFlush(): Promise<void> {
+    await Promise.all(this.#serialising);
+    await this.#delegate.forceFlush();
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all(this.#serialising);
+    await this.#delegate.shutdown();
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
-import type { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { OtlpSignalConfig } from './read-otel-config.js';
@@ -27,7 +27,7 @@ function exporterOptions(signal: OtlpSignalConfig) {
     headers: signal.headers,
     timeoutMillis: signal.timeoutMillis,
     // The exporters' CompressionAlgorithm enum has exactly these string values.
-    compression: signal.compression as NonNullable<ConstructorParameters<typeof OTLPTraceExporterProto>[0]>['compression'],
+    compression: signal.compression as OTLPExporterNodeConfigBase['compression'],
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the built-in Gemini emulator and the gateway on free loopback ports, a few
- * requests through the gateway (plain, streaming, an upstream failure retried and not, bad input),
- * and what happened.
+ * requests through the gateway (plain, streaming, an upstream failure retried and not, bad input,
+ * a Vertex AI call), and what happened.
  * No network, no key: the emulator accepts any provider key.
  */
 import { startGateway } from './gateway/start-gateway.js';
@@ -19,7 +19,7 @@ export async function runDemo(_argv: string[]): Promise<number> {
     env: { OTEL_SERVICE_NAME: 'sidegate-demo', ...process.env, ...(exporting ? {} : { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }) },
     logger: () => {},
   });
-  const gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { telemetry, log: () => {} });
+  const gateway = await startGateway({ port: 0, geminiBaseUrl: emulator.url, vertexBaseUrl: emulator.url, apiKeys: [GATEWAY_KEY] }, { telemetry, log: () => {} });
   const out = (line = '') => process.stdout.write(`${line}\n`);
   out(`emulator  ${emulator.url}  (stands in for generativelanguage.googleapis.com)`);
   out(`gateway   ${gateway.url}`);
@@ -88,6 +88,24 @@ export async function runDemo(_argv: string[]): Promise<number> {
     out('\n5. bad input never reaches upstream');
     const bad = await post({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 7 });
     out(`   HTTP ${bad.status}  body: ${await bad.text()}`);
+
+    out('\n6. Gemini on Vertex AI with an access token (the emulator stands in for aiplatform.googleapis.com)');
+    const vertex = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': GATEWAY_KEY,
+        'x-gateway-provider': 'vertex-ai',
+        'x-gateway-vertex-project-id': emulator.googleAuth.projectId,
+        'x-gateway-vertex-region': 'us-central1',
+        // What `gcloud auth print-access-token` would give; a token the emulator issued.
+        authorization: `Bearer ${emulator.googleAuth.issueToken()}`,
+      },
+      body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hello from Vertex' }] }),
+    });
+    const vertexAnswer = (await vertex.json()) as any;
+    out(`   HTTP ${vertex.status}  content: ${JSON.stringify(vertexAnswer.choices?.[0]?.message?.content)}`);
+    out(`   upstream: ${emulator.requests.at(-1)?.method} ${emulator.requests.at(-1)?.path}`);
     return 0;
   } finally {
     await gateway.close();

@@ -79,6 +79,7 @@ describe('sidegate serve', () => {
     expect(out.stdout).toMatch(/retried by a routing config[^\n]*\n {3}HTTP 200 {2}x-gateway-retry-attempt-count=1 {2}traceparent=00-[0-9a-f]{32}-[0-9a-f]{16}-01/);
     expect(out.stdout).toMatch(/pass through\n {3}HTTP 503 {2}retry-after=1/);
     expect(out.stdout).toMatch(/bad input never reaches upstream\n {3}HTTP 400/);
+    expect(out.stdout).toMatch(/Gemini on Vertex AI[^\n]*\n {3}HTTP 200 {2}content: "Echo: hello from Vertex"\n {3}upstream: POST \/v1\/projects\/sidegate-emulator\/locations\/us-central1\/publishers\/google\/models\/gemini-2\.5-flash:generateContent/);
   });
 
   it('answers --help and refuses unknown commands', async () => {

@@ -6,6 +6,7 @@
  * that knows every door (the composition root, above them all); a door knows only the server
  * core and the layers below it.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Settings } from '../config/settings.js';
 import type { VirtualKeyStore } from '../keys/virtual-key-store.js';
 import type { LogsQuota } from '../logs/logs-quota.js';
@@ -42,6 +43,11 @@ export interface FrontDoorDeps {
 export function frontDoorRoutes(doors: FrontDoorDeps): Route[] {
   const { settings, contextEnv, operationDeps, planEnv, virtualKeys, prompts, responseStore, logsQuota, traceReader, serviceName } = doors;
   const { telemetry, providers, log } = operationDeps;
+  /** The provider and credential of a request's headers, for the doors that call a provider API directly (files, caches). */
+  const resolveProviderKey = (headers: IncomingHttpHeaders) => {
+    const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
+    return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
+  };
   return [
   { method: 'POST', path: '/v1/chat/completions', handler: createChatRoute(Object.assign({ settings, contextEnv }, operationDeps)) },
   // Every other front door is imported on its first request (lazy-routes.ts): a sidecar that
@@ -73,10 +79,23 @@ export function frontDoorRoutes(doors: FrontDoorDeps): Route[] {
       const { createFilesRoutes } = await import('../files/files-route.js');
       return createFilesRoutes({
         settings,
-        resolveProviderKey: (headers) => {
-          const target = resolveTarget(undefined, readCredentialHeaders(headers, planEnv.timeoutMs), planEnv);
-          return { provider: target.provider, apiKey: target.apiKey, baseUrl: target.baseUrl };
-        },
+        resolveProviderKey,
+      });
+    },
+  ),
+  ...lazyRoutes(
+    [
+      { method: 'POST', path: '/v1/cached_contents' },
+      { method: 'GET', path: '/v1/cached_contents' },
+      { method: 'GET', path: '/v1/cached_contents/:id' },
+      { method: 'DELETE', path: '/v1/cached_contents/:id' },
+    ],
+    async () => {
+      const { createCachedContentsRoutes } = await import('../cached-contents/cached-contents-route.js');
+      return createCachedContentsRoutes({
+        maxBodyBytes: settings.maxBodyBytes,
+        timeoutMs: settings.upstreamTimeoutMs,
+        resolveProviderKey,
       });
     },
   ),

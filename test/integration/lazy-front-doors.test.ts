@@ -92,6 +92,10 @@ describe('front doors loaded on their first request', () => {
     expect(created).toMatchObject({ object: 'file', filename: 'dot.png', bytes: PNG.length, mime_type: 'image/png' });
   });
 
+  it('cached contents: the (empty) list of caches', async () => {
+    expect(await call('GET', '/v1/cached_contents')).toStrictEqual({ status: 200, body: { object: 'list', data: [] } });
+  });
+
   it('prompts: the admin creates a template, then it renders', async () => {
     const admin = new OpenAI({ baseURL: `${h.gateway.url}/v1`, apiKey: ADMIN_KEY, maxRetries: 0 });
     const created = await admin.post('/prompts', {

@@ -257,19 +257,20 @@ function sameOrigin(a: string, b: string): boolean {
   }
 }
 
-function connectionError(err: unknown): UpstreamError {
+/** A failed upstream call of a Gemini resource API (`api` names it in the message) → `UpstreamError`. */
+export function connectionError(err: unknown, api = "the provider's files API", cancelled = 'the upload was cancelled'): UpstreamError {
   const code = (err as { code?: string } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new UpstreamError("the provider's files API did not answer in time", { status: 504, reason: 'timeout', cause: err });
+    return new UpstreamError(`${api} did not answer in time`, { status: 504, reason: 'timeout', cause: err });
   }
   if (code === 'UND_ERR_ABORTED' || (err as { name?: string } | null)?.name === 'AbortError') {
-    return new UpstreamError('the upload was cancelled', { status: 499, reason: 'cancelled', retryable: false, cause: err });
+    return new UpstreamError(cancelled, { status: 499, reason: 'cancelled', retryable: false, cause: err });
   }
-  return new UpstreamError("could not reach the provider's files API", { status: 502, reason: 'connection_error', cause: err });
+  return new UpstreamError(`could not reach ${api}`, { status: 502, reason: 'connection_error', cause: err });
 }
 
 /** Gemini's error body (§11.1) → `UpstreamError` with its status and message, key scrubbed (the provider's parser). */
-async function providerError(response: Dispatcher.ResponseData, apiKey: string): Promise<UpstreamError> {
+export async function providerError(response: Dispatcher.ResponseData, apiKey: string, api = "the provider's files API"): Promise<UpstreamError> {
   let text = '';
   try {
     for await (const piece of response.body as AsyncIterable<Buffer>) {
@@ -281,7 +282,7 @@ async function providerError(response: Dispatcher.ResponseData, apiKey: string):
   const retryAfter = response.headers['retry-after'];
   return parseGeminiError(response.statusCode, text, {
     apiKey,
-    fallbackMessage: `the provider's files API answered HTTP ${response.statusCode}`,
+    fallbackMessage: `${api} answered HTTP ${response.statusCode}`,
     ...(typeof retryAfter === 'string' ? { retryAfterHeader: retryAfter } : {}),
   });
 }

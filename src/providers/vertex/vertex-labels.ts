@@ -33,11 +33,28 @@ export function vertexLabels(metadata: Readonly<Record<string, string>>): Record
   return labels;
 }
 
-/** The translated body with `labels`; drops the `ignored_param:metadata` warning it answers. */
+/**
+ * The translated body as Vertex takes it: `labels` from `metadata` (dropping the
+ * `ignored_param:metadata` warning it answers), and no `serviceTier`, a field only AI Studio's
+ * body has: `default` is what Vertex serves anyway, while flex and priority capacity are chosen
+ * on Vertex by a request header (`X-Vertex-AI-LLM-Shared-Request-Type`, vertex-ai.md §2.1) that
+ * the gateway does not send yet, so asking for them is a 400 rather than a silent standard call.
+ */
 export function finishVertexBody(body: GeminiRequestBody, request: ChatCompletionRequest, warnings: string[]): GeminiRequestBody {
+  let finished = body;
+  if (body.serviceTier !== undefined) {
+    if (body.serviceTier !== 'standard') {
+      throw new InvalidRequestError(`service_tier: '${request.service_tier}' is not available for Vertex AI targets (use an AI Studio target, or 'default')`, {
+        param: 'service_tier',
+        code: 'unsupported_parameter',
+      });
+    }
+    const { serviceTier: _standard, ...rest } = body;
+    finished = rest;
+  }
   const metadata = request.metadata;
-  if (metadata == null || Object.keys(metadata).length === 0) return body;
+  if (metadata == null || Object.keys(metadata).length === 0) return finished;
   const at = warnings.indexOf('ignored_param:metadata');
   if (at >= 0) warnings.splice(at, 1);
-  return Object.assign({}, body, { labels: vertexLabels(metadata) });
+  return Object.assign({}, finished, { labels: vertexLabels(metadata) });
 }

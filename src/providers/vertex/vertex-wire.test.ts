@@ -63,6 +63,11 @@ describe('Vertex request differences', () => {
       input: req({ metadata: { team: 'search', env: 'prod-1' } }),
       want: { body: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], labels: { team: 'search', env: 'prod-1' } }, warnings: [] },
     },
+    {
+      name: "service_tier 'default' is what Vertex serves: no serviceTier field (AI Studio's alone)",
+      input: req({ service_tier: 'default' }),
+      want: { body: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }, warnings: [] },
+    },
   ])('$name', ({ input, want }) => {
     expect(vertexBody(input)).toStrictEqual(want);
   });
@@ -76,6 +81,8 @@ describe('Vertex request differences', () => {
       message: /no Files API/,
     },
     { name: 'a gs:// URI whose type cannot be told', input: image('gs://bucket/blob'), param: 'messages[0].content[1]', message: /set image_url.mime_type/ },
+    { name: "service_tier 'flex' (chosen by a header on Vertex)", input: req({ service_tier: 'flex' }), param: 'service_tier', message: /not available for Vertex AI/ },
+    { name: "service_tier 'priority'", input: req({ service_tier: 'priority' }), param: 'service_tier', message: /not available for Vertex AI/ },
     { name: 'a label key with capitals', input: req({ metadata: { Team: 'x' } }), param: 'metadata.Team', message: /labels need/ },
     { name: 'a label value with a space', input: req({ metadata: { team: 'a b' } }), param: 'metadata.team', message: /labels need/ },
   ])('400 for $name, naming $param', ({ input, param, message }) => {

@@ -99,7 +99,7 @@ export class SseParser {
       this.pendingBytes = 0;
       throw new UpstreamError(
         `upstream sent a stream event larger than ${this.maxEventBytes} bytes (SIDEGATE_MAX_UPSTREAM_EVENT_BYTES)`,
-        { status: 502, reason: 'event_too_large', retryable: false },
+        { status: 502, reason: 'event_too_large', code: 'event_too_large', retryable: false },
       );
     }
     this.pending.push(slice);

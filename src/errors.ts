@@ -170,3 +170,18 @@ export class OverloadError extends GatewayError {
     this.retryAfterSeconds = 1;
   }
 }
+
+/**
+ * 503 from the gateway itself: every target this request could use is cooling down after failures
+ * (routing's circuit breakers, `on_all_open: "fail_fast"`). `Retry-After` says when the soonest
+ * one may be tried again.
+ */
+export class AllTargetsCoolingDownError extends GatewayError {
+  readonly status = 503;
+  readonly type = 'api_error' as const;
+  constructor(retryInMs: number) {
+    const seconds = Math.max(1, Math.ceil((Number.isFinite(retryInMs) ? retryInMs : 0) / 1000));
+    super(`every target of this request is cooling down after upstream failures; retry after ${seconds} s`, { code: 'all_targets_cooling_down' });
+    this.retryAfterSeconds = seconds;
+  }
+}

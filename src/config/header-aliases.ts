@@ -24,6 +24,7 @@ export const HEADER_ALIASES: Readonly<Record<string, string>> = Object.freeze({
   'x-gateway-vertex-region': 'x-portkey-vertex-region',
   'x-gateway-retry-attempt-count': 'x-portkey-retry-attempt-count',
   'x-gateway-last-used-option-index': 'x-portkey-last-used-option-index',
+  'x-gateway-skipped-targets': 'x-portkey-skipped-targets',
 });
 
 /**

@@ -181,7 +181,38 @@ describe('parseRoutingConfig', () => {
     expect((config.targets[1] as ConfigTarget).strictCompliance).toBe(true);
   });
 
+  it('reads circuit_breaker (merged field by field down the tree) and retry.budget_percent', () => {
+    const config = parseRoutingConfig({
+      strategy: { mode: 'fallback' },
+      circuit_breaker: { failure_threshold: 3, on_all_open: 'try' },
+      retry: { attempts: 2, budget_percent: 10 },
+      targets: [
+        { virtual_key: 'a', circuitBreaker: { cooldownMs: 1000, maxCooldownMs: 2000 } },
+        { virtual_key: 'b', retry: { attempts: 1, budgetPercent: 50 } },
+      ],
+    }) as ConfigGroup;
+    expect(config.circuitBreaker).toStrictEqual({ failureThreshold: 3, onAllOpen: 'try' });
+    expect(config.targets[0]!.circuitBreaker).toStrictEqual({ failureThreshold: 3, onAllOpen: 'try', cooldownMs: 1000, maxCooldownMs: 2000 });
+    expect(config.targets[0]!.retry).toStrictEqual({ attempts: 2, onStatusCodes: [429, 500, 502, 503, 504], useRetryAfterHeader: false, budgetPercent: 10 });
+    expect(config.targets[1]!.circuitBreaker).toStrictEqual({ failureThreshold: 3, onAllOpen: 'try' });
+    expect(config.targets[1]!.retry.budgetPercent).toBe(50);
+    // Neither set: the gateway's defaults apply (nothing in the tree).
+    const plain = parseRoutingConfig({ retry: { attempts: 1 } }) as ConfigTarget;
+    expect(plain.circuitBreaker).toBeUndefined();
+    expect(plain.retry.budgetPercent).toBeUndefined();
+  });
+
   const invalid: Array<{ name: string; config: unknown; param: string }> = [
+    { name: 'failure_threshold 0', config: { circuit_breaker: { failure_threshold: 0 } }, param: 'config.circuit_breaker.failure_threshold' },
+    { name: 'cooldown_ms not a number', config: { circuit_breaker: { cooldown_ms: '5s' } }, param: 'config.circuit_breaker.cooldown_ms' },
+    {
+      name: 'max_cooldown_ms below cooldown_ms',
+      config: { strategy: { mode: 'single' }, circuit_breaker: { cooldown_ms: 5000 }, targets: [{ circuit_breaker: { max_cooldown_ms: 1000 } }] },
+      param: 'config.targets[0].circuit_breaker.max_cooldown_ms',
+    },
+    { name: 'unknown on_all_open', config: { circuit_breaker: { on_all_open: 'wait' } }, param: 'config.circuit_breaker.on_all_open' },
+    { name: 'unknown circuit_breaker key', config: { circuit_breaker: { enabled: false } }, param: 'config.circuit_breaker.enabled' },
+    { name: 'budget_percent over 100', config: { retry: { attempts: 1, budget_percent: 150 } }, param: 'config.retry.budget_percent' },
     { name: 'not JSON', config: '{oops', param: 'x-gateway-config' },
     { name: 'not an object', config: [1], param: 'config' },
     {

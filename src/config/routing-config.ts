@@ -7,12 +7,16 @@
  * Wire shape (snake_case, Portkey-compatible; see docs/routing.md):
  *   node     = { strategy?, targets?, name?, weight?, provider?, virtual_key?, api_key?,
  *                override_params?, custom_host?, retry?, strict_compliance?, request_timeout?,
- *                vertex_project_id?, vertex_region?, vertex_service_account_json? (Vertex AI targets) }
+ *                vertex_project_id?, vertex_region?, vertex_service_account_json? (Vertex AI targets),
+ *                circuit_breaker? }
  *   strategy = { mode: single|fallback|loadbalance|conditional, on_status_codes?, conditions?, default? }
- *   retry    = { attempts (0..5, retries after the first try), on_status_codes?, use_retry_after_header? }
+ *   retry    = { attempts (0..5, retries after the first try), on_status_codes?, use_retry_after_header?,
+ *                budget_percent? }
+ *   circuit_breaker = { failure_threshold?, cooldown_ms?, max_cooldown_ms?, on_all_open?: fail_fast|try }
  * A node with `targets` is a group and needs `strategy`; a node without is a target. Inner
  * nodes inherit `override_params` (merged, inner keys win), `retry`, `request_timeout`,
- * `custom_host` and `strict_compliance` from outer ones unless they set their own.
+ * `custom_host` and `strict_compliance` from outer ones unless they set their own;
+ * `circuit_breaker` is merged field by field (inner fields win).
  * Unknown keys are refused (400 naming them) rather than silently ignored. Aliases accepted for
  * configs written for Portkey: `use_retry_after_headers` (its docs' spelling),
  * `strict_open_ai_compliance`, and camelCase forms of every key.
@@ -41,6 +45,15 @@ const RetryWire = z.strictObject({
   attempts: z.number().int().min(0).max(MAX_RETRY_ATTEMPTS),
   on_status_codes: StatusCodes.optional(),
   use_retry_after_header: z.boolean().optional(),
+  /** Retries toward one target stay under this share of its requests over 10 s (routing/retry-budget.ts). */
+  budget_percent: z.number().min(0).max(100).optional(),
+});
+
+const CircuitBreakerWire = z.strictObject({
+  failure_threshold: z.number().int().min(1).max(1000).optional(),
+  cooldown_ms: z.number().int().min(1).max(3_600_000).optional(),
+  max_cooldown_ms: z.number().int().min(1).max(3_600_000).optional(),
+  on_all_open: z.enum(['fail_fast', 'try']).optional(),
 });
 
 const ConditionWire = z.strictObject({
@@ -73,6 +86,7 @@ interface NodeWire {
   vertex_project_id?: string | undefined;
   vertex_region?: string | undefined;
   vertex_service_account_json?: string | Record<string, unknown> | undefined;
+  circuit_breaker?: z.infer<typeof CircuitBreakerWire> | undefined;
 }
 
 /** The one schema of a config node (recursive through `targets`). */
@@ -98,6 +112,7 @@ export const RoutingConfigSchema: z.ZodType<NodeWire> = z.strictObject({
   vertex_region: z.string().refine(isVertexRegion, 'must be a Google Cloud region, global, us or eu').optional(),
   // The key file's JSON, as a string or an object (Portkey takes both).
   vertex_service_account_json: z.union([z.string().min(2).max(65_536), z.record(z.string(), z.unknown())]).optional(),
+  circuit_breaker: CircuitBreakerWire.optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -108,6 +123,17 @@ export interface RetryPolicy {
   attempts: number;
   onStatusCodes: readonly number[];
   useRetryAfterHeader: boolean;
+  /** `budget_percent`; undefined: the gateway's default (`SIDEGATE_RETRY_BUDGET_PERCENT`). */
+  budgetPercent?: number;
+}
+
+/** `circuit_breaker` of a config; a field left out takes the gateway's default (routing/target-health.ts). */
+export interface CircuitBreakerSettings {
+  failureThreshold?: number;
+  cooldownMs?: number;
+  maxCooldownMs?: number;
+  /** When every target a request could use is cooling down: answer 503 at once, or try the last one anyway. */
+  onAllOpen?: 'fail_fast' | 'try';
 }
 
 /** Settings a node inherits from its ancestors (already resolved on every node). */
@@ -118,6 +144,7 @@ export interface InheritedSettings {
   requestTimeoutMs?: number;
   customHost?: string;
   strictCompliance?: boolean;
+  circuitBreaker?: CircuitBreakerSettings;
 }
 
 export type Strategy =
@@ -199,11 +226,13 @@ function buildNode(wire: NodeWire, path: string, parent: InheritedSettings): Con
           attempts: wire.retry.attempts,
           onStatusCodes: wire.retry.on_status_codes ?? DEFAULT_RETRY_STATUS_CODES,
           useRetryAfterHeader: wire.retry.use_retry_after_header ?? false,
+          ...optional('budgetPercent', wire.retry.budget_percent),
         }
       : parent.retry,
     ...optional('requestTimeoutMs', wire.request_timeout ?? parent.requestTimeoutMs),
     ...optional('customHost', wire.custom_host ?? parent.customHost),
     ...optional('strictCompliance', wire.strict_compliance ?? parent.strictCompliance),
+    ...optional('circuitBreaker', buildCircuitBreaker(wire.circuit_breaker, parent.circuitBreaker, path)),
   };
   const common = { path, ...optional('name', wire.name), weight: wire.weight ?? 1 };
 
@@ -253,6 +282,26 @@ function serviceAccountKey(wire: NodeWire, path: string): { json: string; projec
   } catch (err) {
     throw invalid((err as Error).message, param);
   }
+}
+
+function buildCircuitBreaker(
+  wire: NodeWire['circuit_breaker'],
+  parent: CircuitBreakerSettings | undefined,
+  path: string,
+): CircuitBreakerSettings | undefined {
+  if (wire === undefined) return parent;
+  const merged: CircuitBreakerSettings = Object.assign(
+    {},
+    parent,
+    optional('failureThreshold', wire.failure_threshold),
+    optional('cooldownMs', wire.cooldown_ms),
+    optional('maxCooldownMs', wire.max_cooldown_ms),
+    optional('onAllOpen', wire.on_all_open),
+  );
+  if (merged.cooldownMs !== undefined && merged.maxCooldownMs !== undefined && merged.maxCooldownMs < merged.cooldownMs) {
+    throw invalid('max_cooldown_ms must be at least cooldown_ms', `${path}.circuit_breaker.max_cooldown_ms`);
+  }
+  return merged;
 }
 
 function buildStrategy(wire: NonNullable<NodeWire['strategy']>, targets: readonly ConfigNode[], path: string): Strategy {
@@ -312,6 +361,13 @@ const NODE_ALIASES: Record<string, string> = {
   vertexProjectId: 'vertex_project_id',
   vertexRegion: 'vertex_region',
   vertexServiceAccountJson: 'vertex_service_account_json',
+  circuitBreaker: 'circuit_breaker',
+};
+const CIRCUIT_BREAKER_ALIASES: Record<string, string> = {
+  failureThreshold: 'failure_threshold',
+  cooldownMs: 'cooldown_ms',
+  maxCooldownMs: 'max_cooldown_ms',
+  onAllOpen: 'on_all_open',
 };
 const STRATEGY_ALIASES: Record<string, string> = { onStatusCodes: 'on_status_codes' };
 const RETRY_ALIASES: Record<string, string> = {
@@ -319,6 +375,7 @@ const RETRY_ALIASES: Record<string, string> = {
   use_retry_after_headers: 'use_retry_after_header',
   useRetryAfterHeader: 'use_retry_after_header',
   useRetryAfterHeaders: 'use_retry_after_header',
+  budgetPercent: 'budget_percent',
 };
 
 /** Renames alias keys on the structural objects only (never inside override_params or queries). */
@@ -327,6 +384,7 @@ function normalizeAliases(node: unknown): unknown {
   const out = rename(node, NODE_ALIASES);
   if (isPlainObject(out.strategy)) out.strategy = rename(out.strategy, STRATEGY_ALIASES);
   if (isPlainObject(out.retry)) out.retry = rename(out.retry, RETRY_ALIASES);
+  if (isPlainObject(out.circuit_breaker)) out.circuit_breaker = rename(out.circuit_breaker, CIRCUIT_BREAKER_ALIASES);
   if (Array.isArray(out.targets)) out.targets = out.targets.map(normalizeAliases);
   return out;
 }

@@ -70,6 +70,15 @@ describe('loadSettings', () => {
     expect(() => loadSettings([], { SIDEGATE_OPENAI_BASE_URL: 'localhost:8000' })).toThrow(/SIDEGATE_OPENAI_BASE_URL/);
   });
 
+  it('reads SIDEGATE_CIRCUIT_BREAKER (default on) and SIDEGATE_RETRY_BUDGET_PERCENT (default 20), naming a bad one', () => {
+    const defaults = loadSettings([], {});
+    expect([defaults.circuitBreaker, defaults.retryBudgetPercent]).toStrictEqual([true, 20]);
+    const set = loadSettings([], { SIDEGATE_CIRCUIT_BREAKER: 'false', SIDEGATE_RETRY_BUDGET_PERCENT: '5' });
+    expect([set.circuitBreaker, set.retryBudgetPercent]).toStrictEqual([false, 5]);
+    expect(() => loadSettings([], { SIDEGATE_RETRY_BUDGET_PERCENT: '120' })).toThrow(/SIDEGATE_RETRY_BUDGET_PERCENT/);
+    expect(() => loadSettings([], { SIDEGATE_CIRCUIT_BREAKER: 'maybe' })).toThrow(/SIDEGATE_CIRCUIT_BREAKER/);
+  });
+
   it('strips a trailing slash from the Gemini base URL', () => {
     expect(loadSettings([], { SIDEGATE_GEMINI_BASE_URL: 'http://127.0.0.1:9/' }).geminiBaseUrl).toBe('http://127.0.0.1:9');
   });

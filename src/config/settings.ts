@@ -132,6 +132,14 @@ const fields = {
     flag: undefined,
     schema: z.coerce.number().int().positive().default(86_400),
   },
+  // Target health (issue 24): per-target circuit breaking, and the default retry budget of a
+  // routing config that sets no `retry.budget_percent`.
+  circuitBreaker: { env: 'SIDEGATE_CIRCUIT_BREAKER', flag: undefined, schema: booleanFromEnv.default(true) },
+  retryBudgetPercent: {
+    env: 'SIDEGATE_RETRY_BUDGET_PERCENT',
+    flag: undefined,
+    schema: z.coerce.number().min(0).max(100).default(20),
+  },
   shutdownGraceMs: {
     env: 'SIDEGATE_SHUTDOWN_GRACE_MS',
     flag: undefined,

@@ -20,6 +20,7 @@ import { lazyProvider } from '../providers/lazy-provider.js';
 import type { Provider } from '../providers/provider.js';
 import type { PlanEnvironment } from '../routing/resolve-plan.js';
 import type { ProviderRegistry } from '../routing/route-request.js';
+import { TargetHealthRegistry } from '../routing/target-health-registry.js';
 import { noopTelemetry } from '../telemetry/noop-telemetry.js';
 import { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -134,7 +135,10 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
     spanIds: deps.spanIds ?? telemetry.spanIds ?? new SpanIdRegistry(),
     propagator: createContextPropagator(deps.propagators),
   };
-  const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv, log };
+  // Per process (DESIGN Decision 20): this sidecar's view of its targets, shared by every request.
+  const targetHealth = new TargetHealthRegistry({ circuitBreaker: settings.circuitBreaker, retryBudgetPercent: settings.retryBudgetPercent });
+  telemetry.observeTargetHealth?.(() => targetHealth.readings());
+  const operationDeps: OperationDeps = { telemetry, providers, targetEnv: planEnv, targetHealth, log };
   const responseStore = await responseStoreFromSettings(settings);
   const prompts =
     deps.prompts ?? (await openPromptStore({ dir: settings.promptsDir ?? join(settings.dataDir, 'prompts'), logger: { warn: log } }));

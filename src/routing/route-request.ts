@@ -11,6 +11,10 @@
  * - A stream may be retried or fall back until its first chunk has been read (nothing has reached
  *   the client yet); once `routeChatStream` resolves, no further attempt is made.
  *
+ * - Target health (DESIGN Decision 20, `route-health.ts`): a target whose breaker is open is
+ *   skipped without an attempt (an event on the request span), a retry waits for the target's
+ *   retry budget, and when no target is left the request fails fast (503) unless the config says
+ *   `on_all_open: "try"`.
  * `routeAttempts` is the operation-neutral engine (targets, retries, fallbacks, attempt spans);
  * `routeChat` / `routeChatStream` call `provider.chat` / `chatStream` through it, and another
  * operation (embeddings) passes its own provider call.
@@ -21,7 +25,7 @@ import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
 import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
-import type { AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
+import type { AttemptEnd, AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
 import type { ConditionContext } from '../config/conditions.js';
 import { retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
 import { applyOverrides } from './apply-overrides.js';
@@ -29,14 +33,16 @@ import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } from './retry-policy.js';
+import { admitTarget, TargetSkipped, type WalkState } from './route-health.js';
+import type { TargetHealthRegistry } from './target-health-registry.js';
 
 export type ProviderRegistry = Readonly<Partial<Record<ProviderName, Provider>>>;
 
 /** What the engine needs for any operation. */
 export interface AttemptContext {
   plan: RoutePlan;
-  /** The request span; attempts are started under it. */
-  span: Pick<RequestSpan, 'startAttempt'>;
+  /** The request span; attempts are started under it, skipped targets recorded on it. */
+  span: Pick<RequestSpan, 'startAttempt' | 'targetSkipped'>;
   /** Metadata of the request context (conditional routing reads `metadata.*`). */
   metadata: Readonly<Record<string, string>>;
   /** The client's request body as conditional routing sees it (`params.*`). */
@@ -57,6 +63,8 @@ export interface AttemptContext {
   sleep?: Sleep;
   /** Backoff window (base 500 ms, doubling, at most 8 s). */
   backoff?: Omit<BackoffOptions, 'random'>;
+  /** The process's target health (breakers and retry budgets); undefined: no breaking, no budget. */
+  health?: TargetHealthRegistry;
 }
 
 /** The engine's context for a chat operation. */
@@ -69,6 +77,8 @@ export interface RouteStats {
   attempts: number;
   /** Path of the target of the last attempt, e.g. `config.targets[1]`; `default` without config. */
   finalTarget?: string;
+  /** Targets skipped while cooling down (`x-gateway-skipped-targets`). */
+  skippedTargets?: number;
 }
 
 /** No routing config: one target from the headers, tried once. */
@@ -146,8 +156,11 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
   const random = ctx.random ?? Math.random;
   const sleep = ctx.sleep ?? realSleep;
   const context: ConditionContext = { metadata: ctx.metadata, params: ctx.params };
+  const walk: WalkState | undefined =
+    ctx.health && { health: ctx.health, span: ctx.span, model: ctx.model, stats, soonestMs: Infinity };
 
-  const tryLeaf = async (leaf: ConfigTarget | undefined): Promise<T> => {
+  /** `hasNext`: an enclosing fallback group still has a target after this one. */
+  const tryLeaf = async (leaf: ConfigTarget | undefined, hasNext: boolean): Promise<T> => {
     const target = ctx.plan.resolveTarget(leaf);
     const provider = ctx.providers[target.provider];
     if (!provider) {
@@ -155,14 +168,33 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
     }
     const path = leaf?.path ?? DEFAULT_LEAF;
     const retry = leaf?.retry;
+    const health = walk && admitTarget(walk, { leaf, target, provider, path, hasNext });
+    let lastError: unknown;
     for (let resend = 0; ; resend++) {
-      if (ctx.signal.aborted) throw new ClientAbortError();
+      if (ctx.signal.aborted) {
+        const abort = new ClientAbortError();
+        health?.failed(abort); // frees a probe slot this try had claimed
+        throw abort;
+      }
+      // A retry goes only where a first try would: not to a target that opened meanwhile.
+      if (resend > 0 && health !== undefined && !health.admitRetry()) throw lastError;
+      let retryNext = false;
+      const onFailure = (err: unknown): Partial<AttemptEnd> => {
+        health?.failed(err);
+        if (retry === undefined || resend >= retry.attempts || !shouldRetry(retry, err)) return {};
+        if (health !== undefined && !health.budgetAllowsRetry(retry)) return { retryBudgetExhausted: true };
+        retryNext = true;
+        return {};
+      };
       try {
-        return await attemptOnce(ctx, stats, provider, target, path, resend, once);
+        const result = await attemptOnce(ctx, stats, provider, target, path, resend, health?.probe === true, once, onFailure);
+        health?.answered();
+        return result;
       } catch (err) {
-        if (retry === undefined || resend >= retry.attempts || !shouldRetry(retry, err)) throw err;
+        if (!retryNext) throw err;
+        lastError = err;
         const delay = retryDelayMs(
-          { retryIndex: resend, retryAfterSeconds: (err as UpstreamError).retryAfterSeconds, useRetryAfterHeader: retry.useRetryAfterHeader },
+          { retryIndex: resend, retryAfterSeconds: (err as UpstreamError).retryAfterSeconds, useRetryAfterHeader: retry!.useRetryAfterHeader },
           Object.assign({}, ctx.backoff, { random }),
         );
         await sleep(delay, ctx.signal);
@@ -170,20 +202,39 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
     }
   };
 
-  const tryNode = async (node: ConfigNode): Promise<T> => {
-    if (node.kind === 'target') return tryLeaf(node);
-    const kids = orderTargets(node, context, random);
+  const tryNode = async (node: ConfigNode, hasNext: boolean): Promise<T> => {
+    if (node.kind === 'target') return tryLeaf(node, hasNext);
+    const kids = orderTargets(node, context, random, ctx.health?.anyOpen() ? coolingDownFilter(ctx) : undefined);
+    const strategy = node.strategy;
     for (let i = 0; ; i++) {
+      const last = i === kids.length - 1;
       try {
-        return await tryNode(kids[i]!);
+        return await tryNode(kids[i]!, hasNext || (strategy.mode === 'fallback' && !last));
       } catch (err) {
-        const last = i === kids.length - 1;
-        if (node.strategy.mode !== 'fallback' || last || ctx.signal.aborted || !shouldFallback(node.strategy, err)) throw err;
+        if (strategy.mode !== 'fallback' || last || ctx.signal.aborted) throw err;
+        // A skipped target always moves on; anything else as the strategy says.
+        if (!(err instanceof TargetSkipped) && !shouldFallback(strategy, err)) throw err;
       }
     }
   };
 
-  return ctx.plan.config === undefined ? tryLeaf(undefined) : tryNode(ctx.plan.config);
+  return ctx.plan.config === undefined ? tryLeaf(undefined, false) : tryNode(ctx.plan.config, false);
+}
+
+/** For a load-balanced group: a target leaf is eligible unless its breaker is cooling down. */
+function coolingDownFilter(ctx: AttemptContext): (node: ConfigNode) => boolean {
+  return (node) => {
+    if (node.kind !== 'target') return true;
+    let target: ResolvedTarget;
+    try {
+      target = ctx.plan.resolveTarget(node);
+    } catch {
+      return true; // its error is answered when it is picked
+    }
+    const provider = ctx.providers[target.provider];
+    if (provider === undefined) return true;
+    return !ctx.health!.entry({ providerName: provider.telemetryName, baseUrl: target.baseUrl, model: target.model ?? ctx.model, apiKey: target.apiKey }).health.coolingDown();
+  };
 }
 
 async function attemptOnce<T>(
@@ -193,7 +244,9 @@ async function attemptOnce<T>(
   target: Target,
   path: string,
   resendCount: number,
+  probe: boolean,
   once: TryOnce<T>,
+  onFailure: (error: unknown) => Partial<AttemptEnd>,
 ): Promise<T> {
   stats.attempts += 1;
   stats.finalTarget = path;
@@ -207,6 +260,7 @@ async function attemptOnce<T>(
       targetIndex: path,
       resendCount,
       ...(target.vertex !== undefined ? { cloud: { projectId: target.vertex.projectId, region: target.vertex.region } } : {}),
+      ...(probe ? { probe } : {}),
     }),
   );
   try {
@@ -219,7 +273,9 @@ async function attemptOnce<T>(
     return await once(provider, call, attempt);
   } catch (err) {
     const error = ctx.signal.aborted ? new ClientAbortError() : err;
-    attempt.end(Object.assign(statusField(error), { error }));
+    // Decided before the span ends, so a retry the budget refused is recorded on this attempt.
+    const extra = onFailure(error);
+    attempt.end(Object.assign(statusField(error), extra, { error }));
     throw error;
   }
 }

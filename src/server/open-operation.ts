@@ -14,6 +14,7 @@ import type { CallOutcome } from '../providers/provider.js';
 import { resolvePlan } from '../routing/resolve-plan.js';
 import type { TargetEnvironment } from '../routing/resolve-target.js';
 import type { AttemptContext, ProviderRegistry, RouteStats } from '../routing/route-request.js';
+import type { TargetHealthRegistry } from '../routing/target-health-registry.js';
 import type { RequestSpan, RequestStart, Telemetry } from '../telemetry/telemetry.js';
 import type { RequestContext } from './request-context.js';
 import { logUnexpected, sendError } from './respond.js';
@@ -24,6 +25,8 @@ export interface OperationDeps {
   providers: ProviderRegistry;
   /** Virtual keys, base URLs and the custom-host allow-list, for resolving targets. */
   targetEnv: TargetEnvironment;
+  /** The process's breakers and retry budgets (DESIGN Decision 20); undefined: none. */
+  targetHealth?: TargetHealthRegistry;
   /** Where the cause of an unexpected error (a 500, a bug) is written; default stderr. */
   log?: (line: string) => void;
 }
@@ -77,12 +80,14 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
       ...(outcome !== undefined ? { outcome } : {}),
       ...(error !== undefined ? { error } : {}),
       ...(stats.finalTarget !== undefined ? { finalTarget: stats.finalTarget } : {}),
+      ...(stats.skippedTargets !== undefined ? { skippedTargets: stats.skippedTargets } : {}),
     });
   };
   const responseHeaders = () => {
     const headers = responseTraceHeaders(context.trace, span.sampled());
     headers['x-gateway-retry-attempt-count'] = String(Math.max(0, stats.attempts - 1));
     if (stats.finalTarget !== undefined) headers['x-gateway-last-used-option-index'] = stats.finalTarget;
+    if (stats.skippedTargets !== undefined) headers['x-gateway-skipped-targets'] = String(stats.skippedTargets);
     return context.portkey ? mirrorResponseHeaders(headers) : headers;
   };
 
@@ -95,6 +100,7 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
       model: start.model,
       providers: deps.providers,
       signal: abort,
+      ...(deps.targetHealth !== undefined ? { health: deps.targetHealth } : {}),
     },
     stats,
     span,

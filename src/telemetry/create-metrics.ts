@@ -2,7 +2,7 @@
  * GenAI metrics (semconv `gen_ai.client.*`, `gen_ai.server.request.duration`) and the readers
  * that push them over OTLP and render them for `/metrics`. Built once at startup.
  */
-import type { Counter, Histogram } from '@opentelemetry/api';
+import type { Counter, Histogram, ObservableGauge } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { Resource } from '@opentelemetry/resources';
 import {
@@ -32,6 +32,12 @@ export interface Instruments {
   /** Time an attempt waited for an upstream pool connection (`sidegate.upstream.queue.duration`). */
   upstreamQueue: Histogram;
   droppedSpans: Counter;
+  /** Targets skipped while their breaker was open (`sidegate.breaker.skips`). */
+  targetSkips: Counter;
+  /** Retries the retry budget refused (`sidegate.retry_budget.refusals`). */
+  retryBudgetRefusals: Counter;
+  /** Each target's breaker state, 0 closed, 1 half-open, 2 open (`sidegate.breaker.state`); read by a callback. */
+  breakerState: ObservableGauge;
 }
 
 export interface Metrics {
@@ -95,6 +101,18 @@ export function createMetrics(config: OtelConfig, resource: Resource, serviceVer
     droppedSpans: meter.createCounter('sidegate.telemetry.spans.dropped', {
       unit: '{span}',
       description: 'Spans never delivered to the collector (queue full or export failed)',
+    }),
+    targetSkips: meter.createCounter('sidegate.breaker.skips', {
+      unit: '{target}',
+      description: 'Targets skipped without an attempt because their circuit breaker was open',
+    }),
+    retryBudgetRefusals: meter.createCounter('sidegate.retry_budget.refusals', {
+      unit: '{retry}',
+      description: "Retries not made because they would exceed the target's retry budget",
+    }),
+    breakerState: meter.createObservableGauge('sidegate.breaker.state', {
+      unit: '1',
+      description: "Each target's circuit breaker: 0 closed, 1 half-open (cooled down, probing), 2 open (cooling down)",
     }),
   };
   return { meterProvider, metricsSource: shared, instruments };

@@ -18,3 +18,12 @@ export const ATTR_GATEWAY_PROMPT_LABEL = 'gateway.prompt.label';
 export const ATTR_GATEWAY_PROMPT_VARIABLES = 'gateway.prompt.variables';
 /** Google Cloud project of a Vertex AI attempt (issue 22; semconv has no project attribute, `cloud.account.id` means the billing account). */
 export const ATTR_GCP_PROJECT_ID = 'gcp.project_id';
+/** Target health (issue 24, DESIGN Decision 20). */
+export const ATTR_GATEWAY_BREAKER_PROBE = 'gateway.breaker.probe';
+export const ATTR_GATEWAY_RETRY_BUDGET_EXHAUSTED = 'gateway.retry_budget_exhausted';
+export const ATTR_GATEWAY_TARGETS_SKIPPED = 'gateway.targets_skipped';
+export const ATTR_GATEWAY_SKIP_REASON = 'gateway.skip.reason';
+export const ATTR_GATEWAY_SKIP_RETRY_IN_MS = 'gateway.skip.retry_in_ms';
+/** A salted hash of a target's credential: tells two keys to one model apart, reveals neither. */
+export const ATTR_GATEWAY_TARGET_CREDENTIAL = 'gateway.target.credential';
+export const EVENT_TARGET_SKIPPED = 'target_skipped';

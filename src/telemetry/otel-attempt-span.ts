@@ -18,8 +18,10 @@ import type { CallOutcome } from '../providers/provider.js';
 import { errorTypeOf, statusMessageOf } from './error-type-of.js';
 import {
   ATTR_GATEWAY_ATTEMPT_NUMBER,
+  ATTR_GATEWAY_BREAKER_PROBE,
   ATTR_GATEWAY_COST_UNKNOWN_MODEL,
   ATTR_GATEWAY_COST_USD,
+  ATTR_GATEWAY_RETRY_BUDGET_EXHAUSTED,
   ATTR_GATEWAY_TARGET_INDEX,
   ATTR_GCP_PROJECT_ID,
   ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION,
@@ -58,6 +60,7 @@ export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptS
     if (start.cloud.projectId !== undefined) attributes[ATTR_GCP_PROJECT_ID] = start.cloud.projectId;
     if (start.cloud.region !== undefined) attributes[ATTR_CLOUD_REGION] = start.cloud.region;
   }
+  if (start.probe === true) attributes[ATTR_GATEWAY_BREAKER_PROBE] = true;
   const span = kit.tracer.startSpan(
     `${start.operationName} ${start.model}`,
     { kind: SpanKind.CLIENT, startTime: hrTime() },
@@ -149,6 +152,7 @@ export class OtelAttemptSpan implements AttemptSpan {
         if (result.outcome.warnings.length > 0) span.setAttribute(ATTR_GATEWAY_WARNINGS, result.outcome.warnings);
       }
       if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      if (result.retryBudgetExhausted === true) span.setAttribute(ATTR_GATEWAY_RETRY_BUDGET_EXHAUSTED, true);
       const capture = this.kit.capture;
       if (capture !== 'none' && result.output !== undefined) {
         const content = getOutputContentAttributes(result.output);
@@ -160,6 +164,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     span.end(endTime);
     const attrs = this.metricAttributes(result.outcome?.responseModel, errorType);
     this.kit.instruments.operationDuration.record(seconds, attrs);
+    if (result.retryBudgetExhausted === true) this.kit.instruments.retryBudgetRefusals.add(1, this.metricAttributes(undefined, undefined));
     const usage = result.outcome?.usage;
     if (usage !== undefined) {
       // Built like `attrs`, not as `{ ...attrs, [key]: … }`: a spread with a computed key takes V8's

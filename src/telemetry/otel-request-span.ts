@@ -18,8 +18,12 @@ import { errorTypeOf, statusMessageOf } from './error-type-of.js';
 import {
   ATTR_GATEWAY_ATTEMPTS,
   ATTR_GATEWAY_SPAN_ID,
+  ATTR_GATEWAY_SKIP_REASON,
+  ATTR_GATEWAY_SKIP_RETRY_IN_MS,
   ATTR_GATEWAY_TARGET_INDEX,
+  ATTR_GATEWAY_TARGETS_SKIPPED,
   ATTR_GATEWAY_TRACE_ID,
+  EVENT_TARGET_SKIPPED,
   METADATA_ATTRIBUTE_PREFIX,
 } from './gateway-attributes.js';
 import { getInputContentAttributes, getRequestAttributes, getResponseAttributes } from './gen-ai-attributes.js';
@@ -27,7 +31,8 @@ import { noopTelemetry } from './noop-telemetry.js';
 import { startOtelAttemptSpan, type OtelAttemptSpan } from './otel-attempt-span.js';
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL } from './semconv-incubating.js';
 import type { SpanKit } from './span-kit.js';
-import type { AttemptSpan, AttemptStart, RequestEnd, RequestSpan, RequestStart } from './telemetry.js';
+import { targetAttributes } from './target-attributes.js';
+import type { AttemptSpan, AttemptStart, RequestEnd, RequestSpan, RequestStart, TargetSkip } from './telemetry.js';
 
 // Span times come from one monotonic clock (`hrTime()`: performance.timeOrigin + now, ns), passed
 // explicitly at start and end. Left to itself the SDK anchors each span's start on Date.now()
@@ -119,6 +124,25 @@ class OtelRequestSpan implements RequestSpan {
     }
   }
 
+  targetSkipped(skip: TargetSkip): void {
+    if (this.#ended) return;
+    try {
+      const attrs = targetAttributes(skip);
+      attrs[ATTR_GATEWAY_SKIP_REASON] = skip.reason;
+      // An event, not an attempt span: nothing was sent (DESIGN Decision 20).
+      if (this.span.isRecording()) {
+        this.span.addEvent(
+          EVENT_TARGET_SKIPPED,
+          Object.assign({}, attrs, { [ATTR_GATEWAY_TARGET_INDEX]: skip.targetIndex, [ATTR_GATEWAY_SKIP_RETRY_IN_MS]: skip.retryInMs }),
+          hrTime(),
+        );
+      }
+      this.kit.instruments.targetSkips.add(1, attrs);
+    } catch {
+      // never throw
+    }
+  }
+
   end(result: RequestEnd): void {
     if (this.#ended) return;
     this.#ended = true;
@@ -141,6 +165,7 @@ class OtelRequestSpan implements RequestSpan {
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
       span.setAttribute(ATTR_GATEWAY_ATTEMPTS, result.attempts);
       if (result.finalTarget !== undefined) span.setAttribute(ATTR_GATEWAY_TARGET_INDEX, result.finalTarget);
+      if (result.skippedTargets !== undefined) span.setAttribute(ATTR_GATEWAY_TARGETS_SKIPPED, result.skippedTargets);
       if (result.outcome !== undefined) span.setAttributes(getResponseAttributes(result.outcome));
       if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
     }

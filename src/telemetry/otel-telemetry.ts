@@ -26,7 +26,8 @@ import { shutdownWithDeadline } from './shutdown-with-deadline.js';
 import { AfterAnswer } from './after-answer.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
-import type { FeedbackVersion, IdentifiedLog, RequestSpan, RequestStart, SidegateTelemetry } from './telemetry.js';
+import { BREAKER_STATE_VALUE, targetAttributes } from './target-attributes.js';
+import type { FeedbackVersion, IdentifiedLog, RequestSpan, RequestStart, SidegateTelemetry, TargetHealthReading } from './telemetry.js';
 import { SPAN_EXPORT_WORKER_URL } from './worker-span-processor.js';
 
 export interface OtelTelemetryDeps {
@@ -113,6 +114,16 @@ export class OtelTelemetry implements SidegateTelemetry {
     } catch {
       // never throw
     }
+  }
+
+  observeTargetHealth(read: () => Iterable<TargetHealthReading>): void {
+    this.#kit.instruments.breakerState.addCallback((result) => {
+      try {
+        for (const reading of read()) result.observe(BREAKER_STATE_VALUE[reading.state], targetAttributes(reading));
+      } catch {
+        // never throw into the metric reader
+      }
+    });
   }
 
   async renderMetrics(): Promise<string> {

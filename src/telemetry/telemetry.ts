@@ -49,6 +49,8 @@ export interface AttemptStart {
   resendCount: number;
   /** Vertex AI targets: `gcp.project_id` and `cloud.region` of the attempt. */
   cloud?: { projectId?: string | undefined; region?: string | undefined };
+  /** The one request let through to a target whose breaker cooled down (`gateway.breaker.probe`). */
+  probe?: boolean;
 }
 
 export interface AttemptEnd {
@@ -62,6 +64,8 @@ export interface AttemptEnd {
    * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` turns content capture on. Optional.
    */
   output?: ReadonlyArray<{ content: string | null; finishReason?: string }>;
+  /** A retry this attempt called for was refused by the target's retry budget (`gateway.retry_budget_exhausted`). */
+  retryBudgetExhausted?: boolean;
 }
 
 export interface AttemptSpan {
@@ -85,6 +89,31 @@ export interface RequestEnd {
   attempts: number;
   /** Target path of the attempt that produced the answer (or the last one tried). */
   finalTarget?: string;
+  /** Targets skipped because they were cooling down (`gateway.targets_skipped`). */
+  skippedTargets?: number;
+}
+
+/** A target routing skipped without an attempt, its breaker open (a `target_skipped` event, never an attempt span). */
+export interface TargetSkip {
+  /** Path of the target in the routing config, e.g. `config.targets[0]`; `default` without config. */
+  targetIndex: string;
+  providerName: string;
+  model: string;
+  baseUrl: string;
+  /** A salted hash of the target's credential (never the credential). */
+  credentialId: string;
+  reason: 'cooling_down' | 'probe_in_flight';
+  /** Until the target's cooldown ends. */
+  retryInMs: number;
+}
+
+/** One target's breaker state, for the `sidegate.breaker.state` gauge. */
+export interface TargetHealthReading {
+  providerName: string;
+  model: string;
+  baseUrl: string;
+  credentialId: string;
+  state: 'closed' | 'half_open' | 'open';
 }
 
 export interface RequestSpan {
@@ -94,6 +123,8 @@ export interface RequestSpan {
    */
   sampled(): boolean | undefined;
   startAttempt(start: AttemptStart): AttemptSpan;
+  /** Records a skipped target on the request span (event `target_skipped`) and in `sidegate.breaker.skips`. */
+  targetSkipped?(skip: TargetSkip): void;
   end(result: RequestEnd): void;
 }
 
@@ -105,6 +136,8 @@ export interface Telemetry {
   recordLogs?(logs: readonly IdentifiedLog[]): void;
   /** Exports one feedback version as a `feedback` span in its trace; `atMs` is when it arrived. Never throws. */
   recordFeedback?(feedback: FeedbackVersion, atMs: number): void;
+  /** Reports every target's breaker state through `read` at each metric collection. Called once at startup. */
+  observeTargetHealth?(read: () => Iterable<TargetHealthReading>): void;
   /** Prometheus text for `/metrics`; undefined when metrics are off. */
   renderMetrics?(): Promise<string>;
   /** Flushes pending spans and metrics, bounded by `deadlineMs`. */

@@ -10,6 +10,9 @@ import { ClientAbortError } from '../errors.js';
 /** Upper bound of any wait, including an upstream's `Retry-After` (seed: capped at 60 s). */
 export const MAX_RETRY_DELAY_MS = 60_000;
 
+/** Default ceiling of a backoff window. */
+export const MAX_BACKOFF_MS = 8_000;
+
 export interface BackoffOptions {
   /** Ceiling of the first retry's window; doubles each retry. Default 500 ms. */
   baseMs?: number;
@@ -34,7 +37,7 @@ export function retryDelayMs(input: RetryDelayInput, options: BackoffOptions = {
     return Math.min(Math.max(0, Math.round(input.retryAfterSeconds * 1000)), MAX_RETRY_DELAY_MS);
   }
   const base = options.baseMs ?? 500;
-  const max = Math.min(options.maxMs ?? 8_000, MAX_RETRY_DELAY_MS);
+  const max = Math.min(options.maxMs ?? MAX_BACKOFF_MS, MAX_RETRY_DELAY_MS);
   const random = options.random ?? Math.random;
   // 2 ** 30 keeps the exponent finite however many retries a caller counts.
   const window = Math.min(max, base * 2 ** Math.min(Math.max(0, input.retryIndex), 30));

@@ -50,8 +50,9 @@ const planEnv: PlanEnvironment = {
 };
 
 /** One sidecar: a registry with a fake clock, and a provider scripted per target. */
-function world(options: { circuitBreaker?: boolean; retryBudgetPercent?: number } = {}) {
+function world(options: { circuitBreaker?: boolean; retryBudgetPercent?: number; sleepMovesClock?: boolean } = {}) {
   const clock = { now: 0 };
+  const sleeps: number[] = [];
   const health = new TargetHealthRegistry({
     circuitBreaker: options.circuitBreaker ?? true,
     retryBudgetPercent: options.retryBudgetPercent ?? 20,
@@ -90,7 +91,10 @@ function world(options: { circuitBreaker?: boolean; retryBudgetPercent?: number 
           providers: { google: google.provider, openai: undefined },
           signal: opts.signal ?? new AbortController().signal,
           random: opts.random ?? (() => 0.5),
-          sleep: async () => {},
+          sleep: async (ms) => {
+            sleeps.push(ms);
+            if (options.sleepMovesClock) clock.now += ms;
+          },
           health,
         },
         stats,
@@ -101,7 +105,7 @@ function world(options: { circuitBreaker?: boolean; retryBudgetPercent?: number 
     // What this request sent: one attempt span per provider call (`calls` counts every request's).
     return { error, stats, attempts, skips, sent: attempts.map((a) => a.start.baseUrl), calls: google.calls.length - before };
   }
-  return { clock, health, scripts, send };
+  return { clock, health, scripts, send, sleeps };
 }
 
 const fallbackAB = (extra: Record<string, unknown> = {}) => ({
@@ -142,6 +146,27 @@ describe('skipping an open target', () => {
     // failure_threshold 2: the second failure opens A, so the third try never happens.
     const r = await w.send(fallbackAB({ retry: { attempts: 3 }, circuit_breaker: { failure_threshold: 2 } }));
     expect(r.sent).toStrictEqual([A, A, B]);
+  });
+
+  it('with no fallback, a retry waits out a short cooldown and goes as the probe', async () => {
+    const w = world({ sleepMovesClock: true });
+    fail(w, A, [{ status: 503, retryAfter: 1 }]);
+    const r = await w.send({ retry: { attempts: 2 } });
+    expect(r.error).toBeUndefined();
+    expect(w.sleeps).toStrictEqual([1000]);
+    expect(r.attempts.map((a) => [a.start.resendCount, a.start.probe])).toStrictEqual([
+      [0, undefined],
+      [1, true],
+    ]);
+  });
+
+  it('with no fallback, a cooldown longer than the backoff ceiling (8 s) ends the retries', async () => {
+    const w = world({ sleepMovesClock: true });
+    fail(w, A, [{ status: 429, retryAfter: 30 }]);
+    const r = await w.send({ retry: { attempts: 2 } });
+    expect(r.error).toMatchObject({ status: 429, retryAfterSeconds: 30 });
+    expect(w.sleeps).toStrictEqual([]);
+    expect(r.sent).toStrictEqual([A]);
   });
 
   it('the target is the provider, base URL, model and credential: another key is another target', async () => {

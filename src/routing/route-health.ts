@@ -51,6 +51,8 @@ export interface LeafHealth {
   readonly probe: boolean;
   /** Before a retry: false when the target opened meanwhile (no retry then). May make the retry the probe. */
   admitRetry(): boolean;
+  /** Milliseconds until the target's cooldown ends; undefined when it is not cooling down. */
+  coolingDownMs(): number | undefined;
   /** Whether the retry budget has room for one more retry (counting it if so). */
   budgetAllowsRetry(retry: RetryPolicy): boolean;
   /** The try failed with `error`. */
@@ -110,6 +112,11 @@ class TargetTries implements LeafHealth {
     const admission = this.entry.health.admit();
     this.probe = admission.kind === 'probe';
     return admission.kind !== 'skip';
+  }
+
+  coolingDownMs(): number | undefined {
+    if (!this.breaking || !this.entry.health.coolingDown()) return undefined;
+    return this.entry.health.retryInMs();
   }
 
   budgetAllowsRetry(retry: RetryPolicy): boolean {

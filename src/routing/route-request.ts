@@ -27,7 +27,7 @@ import type { ChatCompletionChunk } from '../openai/chat-response.js';
 import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
 import type { AttemptEnd, AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
 import type { ConditionContext } from '../config/conditions.js';
-import { retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
+import { MAX_BACKOFF_MS, retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
 import { applyOverrides } from './apply-overrides.js';
 import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
@@ -179,11 +179,17 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
       // A retry goes only where a first try would: not to a target that opened meanwhile.
       if (resend > 0 && health !== undefined && !health.admitRetry()) throw lastError;
       let retryNext = false;
+      let coolingMs = 0;
       const onFailure = (err: unknown): Partial<AttemptEnd> => {
         health?.failed(err);
         if (retry === undefined || resend >= retry.attempts || !shouldRetry(retry, err)) return {};
+        // The target opened (this failure, or others'): fall back at once if there is a fallback;
+        // else wait for the cooldown when it is short (the retry may then be the probe).
+        const cooling = health?.coolingDownMs();
+        if (cooling !== undefined && (hasNext || cooling > (ctx.backoff?.maxMs ?? MAX_BACKOFF_MS))) return {};
         if (health !== undefined && !health.budgetAllowsRetry(retry)) return { retryBudgetExhausted: true };
         retryNext = true;
+        coolingMs = cooling ?? 0;
         return {};
       };
       try {
@@ -197,7 +203,7 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
           { retryIndex: resend, retryAfterSeconds: (err as UpstreamError).retryAfterSeconds, useRetryAfterHeader: retry!.useRetryAfterHeader },
           Object.assign({}, ctx.backoff, { random }),
         );
-        await sleep(delay, ctx.signal);
+        await sleep(Math.max(delay, coolingMs), ctx.signal);
       }
     }
   };

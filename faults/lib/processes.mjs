@@ -52,8 +52,9 @@ async function startProcess(args, env, ready, logFile) {
   };
 }
 
-export async function startEmulator(logFile) {
-  const p = await startProcess(['emulator', '--port', '0'], {}, /listening on (http:\/\/\S+)/, logFile);
+/** The emulator on `port` (default any free one). */
+export async function startEmulator(logFile, port = 0) {
+  const p = await startProcess(['emulator', '--port', String(port)], {}, /listening on (http:\/\/\S+)/, logFile);
   const control = async (path, body) => {
     const res = await fetch(`${p.url}/__emulator/${path}`, {
       method: 'POST',

@@ -99,16 +99,22 @@ export function admitTarget(walk: WalkState, info: LeafInfo): LeafHealth {
 }
 
 class TargetTries implements LeafHealth {
+  /** The breaker's generation when the current try was admitted. */
+  #admittedIn: number;
+
   constructor(
     private readonly entry: TargetEntry,
     private readonly policy: BreakerPolicy,
     private readonly breaking: boolean,
     public probe: boolean,
     private readonly defaultBudgetPercent: number,
-  ) {}
+  ) {
+    this.#admittedIn = entry.health.generation();
+  }
 
   admitRetry(): boolean {
     if (!this.breaking) return true;
+    this.#admittedIn = this.entry.health.generation();
     const admission = this.entry.health.admit();
     this.probe = admission.kind === 'probe';
     return admission.kind !== 'skip';
@@ -132,7 +138,7 @@ class TargetTries implements LeafHealth {
   }
 
   #record(verdict: Verdict): void {
-    if (this.breaking) this.entry.health.record(verdict, this.probe, this.policy);
+    if (this.breaking) this.entry.health.record(verdict, this.probe, this.policy, this.#admittedIn);
     this.probe = false;
   }
 }

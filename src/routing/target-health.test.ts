@@ -14,7 +14,7 @@ import {
 /** One step of a scenario: move the clock, ask to send, or report a verdict. */
 type Step =
   | { at: number; admit: Admission['kind'] | `skip:${string}`; retryInMs?: number }
-  | { at: number; record: Verdict; probe?: boolean }
+  | { at: number; record: Verdict; probe?: boolean; /** Admitted before the latest opening. */ early?: boolean }
   | { at: number; state: BreakerState };
 
 const failed: Verdict = { kind: 'failed' };
@@ -137,6 +137,15 @@ const scenarios: Array<{ name: string; random?: number; steps: Step[] }> = [
     ],
   },
   {
+    name: 'a success of a call sent before the opening does not close it (a Retry-After holds)',
+    steps: [
+      { at: 0, record: { kind: 'failed', retryAfterMs: 2000 } },
+      { at: 5, record: answered, early: true },
+      { at: 5, state: 'open' },
+      { at: 1999, admit: 'skip:cooling_down', retryInMs: 1 },
+    ],
+  },
+  {
     name: 'any answer while open (a try anyway) closes it',
     steps: [
       { at: 0, record: { kind: 'failed', retryAfterMs: 5000 } },
@@ -166,7 +175,7 @@ describe('TargetHealth', () => {
     );
     for (const step of steps) {
       now = step.at;
-      if ('record' in step) health.record(step.record, step.probe ?? false, policy);
+      if ('record' in step) health.record(step.record, step.probe ?? false, policy, step.early ? health.generation() - 1 : health.generation());
       else if ('state' in step) expect({ at: step.at, state: health.state() }).toStrictEqual({ at: step.at, state: step.state });
       else {
         const got = health.admit();

@@ -54,6 +54,8 @@ export class TargetHealth {
   #openUntil = 0;
   #open = false;
   #probeOut = false;
+  /** Counts openings; an attempt admitted under an earlier count predates the current opening. */
+  #generation = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -68,6 +70,11 @@ export class TargetHealth {
   /** True while a request would be skipped (the cooldown runs, or the probe is out). */
   coolingDown(): boolean {
     return this.#open && (this.#probeOut || this.clock() < this.#openUntil);
+  }
+
+  /** Pass to `record`: tells an attempt admitted before the current opening from one admitted during it. */
+  generation(): number {
+    return this.#generation;
   }
 
   /** Milliseconds until the cooldown ends (0 when closed or due). */
@@ -85,11 +92,18 @@ export class TargetHealth {
     return { kind: 'probe' };
   }
 
-  /** The verdict of one attempt; `probe` when it was admitted as the probe. */
-  record(verdict: Verdict, probe: boolean, policy: BreakerPolicy): void {
+  /**
+   * The verdict of one attempt; `probe` when it was admitted as the probe; `admittedIn` the
+   * `generation()` when it was admitted.
+   */
+  record(verdict: Verdict, probe: boolean, policy: BreakerPolicy, admittedIn: number = this.#generation): void {
     if (probe) this.#probeOut = false;
     switch (verdict.kind) {
       case 'answered':
+        // An attempt sent before the target opened says nothing about it now (the Retry-After
+        // of a 429 holds though other calls in flight then succeed); the probe, or one tried
+        // anyway while open, does.
+        if (this.#open && !probe && admittedIn !== this.#generation) return;
         this.#open = false;
         this.#failures = 0;
         this.#openings = 0;
@@ -116,6 +130,7 @@ export class TargetHealth {
     this.#open = true;
     this.#failures = 0;
     this.#openings += 1;
+    this.#generation += 1;
     this.#openUntil = this.clock() + cooldown;
   }
 }

@@ -166,7 +166,7 @@ export function targetHealthRows({ fast }) {
               `(a) ${RATE} req/s with retry.attempts 3 for ${outageMs / 1000} s: the breaker opened after ${firstFailures} requests (${f1(openedAt)} ms); ` +
               `after that p99 ${f1(p99Outage)} ms vs ${f1(p99Alone)} ms for B alone at the same moments (${p99Outage >= p99Alone ? '+' : ''}${f1(p99Outage - p99Alone)} ms; target ≤ 1 ms), ` +
               `p50 ${f1(p50Outage)} vs ${f1(p50Alone)} ms (load average ${loadDuring}); ` +
-              `A got ${aAttempts} tries: the first ${BREAKER.failureThreshold} failures, then ${probes} probes in ${f1(openSeconds)} s (${(probes / openSeconds).toFixed(2)}/s; target: probes only, ≤ ${probeLimit}). ` +
+              `A got ${aAttempts} tries: the first ${BREAKER.failureThreshold} failures, then ${probes} probe(s) in ${f1(openSeconds)} s (${(probes / openSeconds).toFixed(2)}/s; target: probes only, ≤ ${probeLimit}). ` +
               `(b) A back: carrying traffic again after ${f1(backAfterMs / 1000)} s (target ≤ its last cooldown + one probe, ≤ ${f1(cap / 1000)} s)`,
           };
         } finally {
@@ -223,7 +223,7 @@ export function targetHealthRows({ fast }) {
             figures: { failFast: fastFails.length, p99FailFastMs: p99, maxFailFastMs: max, p99HealthzMs: p99Floor, load: loadDuring, aReceived: received, perClientRequest: perRequest },
             note:
               `${RATE} req/s for ${seconds} s, retry.attempts 3: ${fastFails.length} of ${answers.length} answered 503 all_targets_cooling_down with Retry-After, ` +
-              `p99 ${f1(p99)} ms (max ${f1(max)}; target ≤ 5 ms; /healthz at the same moments p99 ${f1(p99Floor)} ms, load average ${loadDuring}); A received ${received} requests, ${perRequest.toFixed(3)} per client request (target ≤ 1.2; 4 without breaker and budget)`,
+              `p99 ${f1(p99)} ms (max ${f1(max)}; target ≤ 5 ms; /healthz at the same moments p99 ${f1(p99Floor)} ms, load average ${loadDuring}); A received ${received} requests, ${perRequest.toFixed(3)} per client request (target ≤ 1.2; the issue measured 4 before breaker and budget)`,
           };
         } finally {
           await aEmu.stop();

@@ -210,7 +210,9 @@ export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, o
 
   const tryNode = async (node: ConfigNode, hasNext: boolean): Promise<T> => {
     if (node.kind === 'target') return tryLeaf(node, hasNext);
-    const kids = orderTargets(node, context, random, ctx.health?.anyOpen() ? coolingDownFilter(ctx) : undefined);
+    // Only a load-balanced pick looks at health (and only while some target is not closed).
+    const eligible = node.strategy.mode === 'loadbalance' && ctx.health?.anyOpen() ? coolingDownFilter(ctx) : undefined;
+    const kids = orderTargets(node, context, random, eligible);
     const strategy = node.strategy;
     for (let i = 0; ; i++) {
       const last = i === kids.length - 1;

@@ -54,6 +54,11 @@ export class TargetHealthRegistry {
   readonly #targets = new Map<string, TargetEntry>();
   readonly #salt = randomBytes(16);
   readonly #credentialIds = new Map<string, string>();
+  /** Targets whose breaker is not closed (kept by their `onOpenChange`), so `anyOpen` is one read. */
+  #notClosed = 0;
+  readonly #countOpen = (open: boolean) => {
+    this.#notClosed = Math.max(0, this.#notClosed + (open ? 1 : -1));
+  };
 
   constructor(options: TargetHealthOptions) {
     this.circuitBreaker = options.circuitBreaker;
@@ -71,7 +76,7 @@ export class TargetHealthRegistry {
     if (entry === undefined) {
       if (this.#targets.size >= this.#maxTargets) this.#forgetOne();
       entry = {
-        health: new TargetHealth(this.#clock, this.#random),
+        health: new TargetHealth(this.#clock, this.#random, this.#countOpen),
         budget: new RetryBudget(this.#clock),
         providerName: target.providerName,
         baseUrl: target.baseUrl,
@@ -85,9 +90,7 @@ export class TargetHealthRegistry {
 
   /** True when some target is not closed (so a load-balanced group must look before it picks). */
   anyOpen(): boolean {
-    if (!this.circuitBreaker) return false;
-    for (const entry of this.#targets.values()) if (entry.health.state() !== 'closed') return true;
-    return false;
+    return this.circuitBreaker && this.#notClosed > 0;
   }
 
   /** Every known target and its state, for the `sidegate.breaker.state` gauge. */
@@ -112,6 +115,8 @@ export class TargetHealthRegistry {
         return;
       }
     }
+    // Every target is open: forget the oldest anyway (bounded memory wins).
+    this.#notClosed -= 1;
     this.#targets.delete(this.#targets.keys().next().value!);
   }
 }

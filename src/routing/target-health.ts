@@ -60,6 +60,8 @@ export class TargetHealth {
   constructor(
     private readonly clock: () => number,
     private readonly random: () => number,
+    /** Told when the breaker opens (true) or closes (false), e.g. to count open targets. */
+    private readonly onOpenChange: (open: boolean) => void = () => {},
   ) {}
 
   state(): BreakerState {
@@ -104,6 +106,7 @@ export class TargetHealth {
         // of a 429 holds though other calls in flight then succeed); the probe, or one tried
         // anyway while open, does.
         if (this.#open && !probe && admittedIn !== this.#generation) return;
+        if (this.#open) this.onOpenChange(false);
         this.#open = false;
         this.#failures = 0;
         this.#openings = 0;
@@ -127,6 +130,7 @@ export class TargetHealth {
   #openFor(retryAfterMs: number | undefined, policy: BreakerPolicy): void {
     const max = Math.max(1, policy.maxCooldownMs);
     const cooldown = retryAfterMs !== undefined ? Math.min(Math.max(0, retryAfterMs), max) : jitteredCooldownMs(this.#openings, policy, this.random);
+    if (!this.#open) this.onOpenChange(true);
     this.#open = true;
     this.#failures = 0;
     this.#openings += 1;

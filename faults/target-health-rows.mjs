@@ -239,41 +239,57 @@ export function targetHealthRows({ fast }) {
         const aEmu = await startEmulator(logFile);
         try {
           const quota = { status: 429, body: { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } }, headers: { 'retry-after': '2' } };
-          // A answers the probe after PROBE_HOLD_MS, so "while the probe is out" is long enough to see.
+          // A answers the probe after PROBE_HOLD_MS, so "while the probe is out" is long enough to
+          // see. That reply is queued a second into the cooldown, when no request reaches A, so a
+          // call already in flight when A answered 429 cannot take it.
           const PROBE_HOLD_MS = 1000;
-          await fetch(`${aEmu.url}/__emulator/replies`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify([quota, { delayMs: PROBE_HOLD_MS }]),
-          });
+          const control = (body) =>
+            fetch(`${aEmu.url}/__emulator/replies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          await control([quota]);
           const headers = A_THEN_B(aEmu.url, { retry: { attempts: 0 } });
           // Warm the gateway through B, so the first paced request (the one A answers 429) is not
           // still in flight when the next ones start.
           await send(gw.url, { body: chatBody(), headers: B_ALONE });
-          const { answers } = await paced(n(4000, 4500), (i, t0) => timedSend(gw.url, { body: chatBody(), headers }, t0));
-          // The request A answered 429 (A tried, B answered); the breaker opened before it ended.
-          const limited = answers.find((a) => route(a).reachedA && !route(a).byA);
-          const openedBy = limited?.end ?? Infinity;
-          // Requests started after that which still reached A: the first of them is the probe.
-          const reached = answers.filter((a) => a.start > openedBy && route(a).reachedA);
-          const probe = reached[0];
-          const quietMs = probe ? probe.start - openedBy : Infinity;
-          const skipped = answers.filter((a) => a.start > openedBy && a.start < (probe?.start ?? Infinity) && route(a).skipped === 1).length;
-          // One probe: no request started while it was out reached A (300 ms of slack for a busy machine).
-          const duringProbe = probe ? reached.filter((a) => a !== probe && a.start < probe.start + PROBE_HOLD_MS - 300).length : 0;
-          const received = ((await (await fetch(`${aEmu.url}/__emulator/requests`)).json()) ?? []).length;
+          let sawLimit;
+          const limitSeen = new Promise((r) => (sawLimit = r));
+          let holdQueuedAt = Infinity;
+          const holdQueued = limitSeen
+            .then(() => sleep(1000))
+            .then(() => control([{ delayMs: PROBE_HOLD_MS }]))
+            .then(() => (holdQueuedAt = Date.now()));
+          const { answers } = await paced(n(4000, 4500), (i, t0) =>
+            timedSend(gw.url, { body: chatBody(), headers }, t0).then((a) => {
+              if (route(a).reachedA && !route(a).byA) sawLimit();
+              return a;
+            }),
+          );
+          sawLimit();
+          await holdQueued;
+          // Measured where it matters, at A: when each call arrived there.
+          const arrivals = ((await (await fetch(`${aEmu.url}/__emulator/requests`)).json()) ?? []).map((r) => r.receivedAtMs);
+          const limitedAt = arrivals[0];
+          // The first call after the hold was queued is the probe (it takes the held reply).
+          const probeAt = arrivals.find((t) => t > holdQueuedAt) ?? Infinity;
+          // Calls the gateway had sent before the 429 came back, arriving just after it.
+          const inFlight = arrivals.filter((t) => t > limitedAt && t < holdQueuedAt);
+          const quietMs = probeAt - Math.max(limitedAt, ...inFlight);
+          const sinceLimitMs = probeAt - limitedAt;
+          // One probe: nothing else arrived at A until A had answered it.
+          const duringProbe = arrivals.filter((t) => t > probeAt && t < probeAt + PROBE_HOLD_MS).length;
+          const skipped = answers.filter((a) => route(a).skipped === 1).length;
           const byA = answers.filter((a) => route(a).byA).length;
           const correct = answers.filter((a) => a.status === 200).length;
           return {
             sent: answers.length,
             correct,
             lost: answers.filter((a) => a.lost !== undefined).length,
-            // ≥ 2 s less the time B took to answer the 429's request after A (the breaker opened before it ended).
-            offTarget: !(quietMs >= 1950) || duringProbe !== 0 || !route(probe ?? {}).byA || received !== 1 + byA,
-            figures: { quietMs, skipped, duringProbe, received, byA },
+            offTarget: !(sinceLimitMs >= 2000) || duringProbe !== 0 || inFlight.some((t) => t > limitedAt + 500),
+            figures: { sinceLimitMs, quietMs, inFlight: inFlight.length, skipped, duringProbe, arrivals: arrivals.length, byA },
             note:
-              `${RATE} req/s, fallback to B: after the 429 no request reached A for ${f1(quietMs / 1000)} s (target 2 s), ${skipped} skipped to B; ` +
-              `then one probe (${duringProbe} other requests reached A while it was out), which closed the breaker; A received ${received} requests (the 429, then ${byA} it answered)`,
+              `${RATE} req/s, fallback to B; at A: the next call after the 429 came ${Math.round(sinceLimitMs)} ms later (target ≥ 2000 ms)` +
+              `${inFlight.length ? `, besides ${inFlight.length} sent before the 429 came back (within ${f1(Math.max(...inFlight) - limitedAt)} ms)` : ''}; ` +
+              `${skipped} requests skipped to B while A cooled down or its probe was out; that call was the one probe (${duringProbe} other calls reached A while it was out) and closed the breaker; ` +
+              `A then answered ${byA} requests`,
           };
         } finally {
           await aEmu.stop();

@@ -16,6 +16,8 @@ export interface RecordedRequest {
   model?: string;
   /** RPC of a model call: `generateContent`, `streamGenerateContent`, `countTokens`, … */
   rpc?: string;
+  /** When the request arrived (`Date.now()`), so a fault run can see when a target was called. */
+  receivedAtMs: number;
 }
 
 /** A JSON answer (success or error) with the given status. On a stream call a 200 body is sent as one event. */

@@ -369,7 +369,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     if (path.startsWith(CONTROL_PREFIX)) return handleControl(req, res, path);
 
-    const rec: RecordedRequest = { method, path: rawUrl, headers: recordHeaders(req), body: undefined, bodyBytes: 0 };
+    const rec: RecordedRequest = { method, path: rawUrl, headers: recordHeaders(req), body: undefined, bodyBytes: 0, receivedAtMs: Date.now() };
     record(rec);
     const baseUrl = `http://${req.headers.host ?? emulator.url.slice(7)}`;
     if (googleAuth.matches(path)) return googleAuth.handle(req, res, path, query);

@@ -5,7 +5,7 @@ import type { ChatCompletion } from '../openai/chat-response.js';
 import type { ChatResult, Provider, ProviderCall, ProviderName } from '../providers/provider.js';
 import type { AttemptEnd, AttemptStart, RequestSpan, TargetSkip } from '../telemetry/telemetry.js';
 import { resolvePlan, type PlanEnvironment } from './resolve-plan.js';
-import { verdictOf } from './route-health.js';
+import { identityOf, verdictOf } from './route-health.js';
 import { routeChat, type RouteStats } from './route-request.js';
 import { TargetHealthRegistry } from './target-health-registry.js';
 
@@ -365,5 +365,26 @@ describe('verdictOf', () => {
     { name: 'a bug says nothing', error: new TypeError('x'), want: { kind: 'unknown' } },
   ])('$name', ({ error, want }) => {
     expect(verdictOf(error)).toStrictEqual(want);
+  });
+});
+
+describe('identityOf', () => {
+  const provider = { telemetryName: 'gcp.vertex_ai' } as Provider;
+  const vertexTarget = (projectId: string, region = 'us-central1') => ({
+    provider: 'vertex-ai' as ProviderName,
+    apiKey: '',
+    baseUrl: 'https://aiplatform.googleapis.com',
+    strictCompliance: true,
+    timeoutMs: 1000,
+    vertex: { projectId, region },
+  });
+
+  it('a Vertex AI target is also its project and region (one base URL, two targets)', () => {
+    const a = identityOf(vertexTarget('proj-a'), provider, 'gemini-2.5-flash');
+    expect(a).toStrictEqual({ providerName: 'gcp.vertex_ai', baseUrl: 'https://aiplatform.googleapis.com', model: 'gemini-2.5-flash', apiKey: a.apiKey });
+    expect(identityOf(vertexTarget('proj-b'), provider, 'gemini-2.5-flash').apiKey).not.toBe(a.apiKey);
+    expect(identityOf(vertexTarget('proj-a', 'europe-west4'), provider, 'gemini-2.5-flash').apiKey).not.toBe(a.apiKey);
+    const w = world();
+    expect(w.health.entry(a)).not.toBe(w.health.entry(identityOf(vertexTarget('proj-b'), provider, 'gemini-2.5-flash')));
   });
 });

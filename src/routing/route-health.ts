@@ -15,7 +15,7 @@ import type { Provider } from '../providers/provider.js';
 import type { RequestSpan } from '../telemetry/telemetry.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { breakerPolicyOf, type BreakerPolicy, type Verdict } from './target-health.js';
-import type { TargetEntry, TargetHealthRegistry } from './target-health-registry.js';
+import type { TargetEntry, TargetHealthRegistry, TargetIdentity } from './target-health-registry.js';
 
 /**
  * Thrown for a skipped target when a later fallback target remains; the fallback group moves on.
@@ -67,12 +67,7 @@ export interface LeafHealth {
  */
 export function admitTarget(walk: WalkState, info: LeafInfo): LeafHealth {
   const registry = walk.health;
-  const entry = registry.entry({
-    providerName: info.provider.telemetryName,
-    baseUrl: info.target.baseUrl,
-    model: info.target.model ?? walk.model,
-    apiKey: info.target.apiKey,
-  });
+  const entry = registry.entry(identityOf(info.target, info.provider, walk.model));
   const policy = breakerPolicyOf(info.leaf?.circuitBreaker);
   let probe = false;
   if (registry.circuitBreaker) {
@@ -96,6 +91,21 @@ export function admitTarget(walk: WalkState, info: LeafInfo): LeafHealth {
   }
   entry.budget.recordRequest();
   return new TargetTries(entry, policy, registry.circuitBreaker, probe, registry.retryBudgetPercent);
+}
+
+/**
+ * Who a target is for its health: provider, base URL, model and credential. A Vertex AI target's
+ * project, region and service-account key count as part of its credential (two projects behind
+ * one base URL are two targets).
+ */
+export function identityOf(target: ResolvedTarget, provider: Provider, requestedModel: string): TargetIdentity {
+  const vertex = target.vertex;
+  return {
+    providerName: provider.telemetryName,
+    baseUrl: target.baseUrl,
+    model: target.model ?? requestedModel,
+    apiKey: vertex === undefined ? target.apiKey : `${target.apiKey}\n${vertex.projectId ?? ''}\n${vertex.region}\n${vertex.serviceAccountJson ?? ''}`,
+  };
 }
 
 class TargetTries implements LeafHealth {

@@ -33,7 +33,7 @@ import { orderTargets } from './order-targets.js';
 import type { RoutePlan } from './resolve-plan.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { CONNECTION_ERROR_REASON, shouldFallback, shouldRetry, TIMEOUT_REASON } from './retry-policy.js';
-import { admitTarget, TargetSkipped, type WalkState } from './route-health.js';
+import { admitTarget, identityOf, TargetSkipped, type WalkState } from './route-health.js';
 import type { TargetHealthRegistry } from './target-health-registry.js';
 
 export type ProviderRegistry = Readonly<Partial<Record<ProviderName, Provider>>>;
@@ -241,7 +241,7 @@ function coolingDownFilter(ctx: AttemptContext): (node: ConfigNode) => boolean {
     }
     const provider = ctx.providers[target.provider];
     if (provider === undefined) return true;
-    return !ctx.health!.entry({ providerName: provider.telemetryName, baseUrl: target.baseUrl, model: target.model ?? ctx.model, apiKey: target.apiKey }).health.coolingDown();
+    return !ctx.health!.entry(identityOf(target, provider, ctx.model)).health.coolingDown();
   };
 }
 

@@ -35,7 +35,11 @@ describe.skipIf(binary === null)('retry and fallback attempts in a real Jaeger',
       serviceName: 'sidegate-e2e-routing',
       gatewayKey: GATEWAY_KEY,
       providerKey: PROVIDER_KEY,
-      settings: { openaiBaseUrl: upstream.url },
+      // Each case fails the same Gemini target on purpose and expects its attempts to happen, so the
+      // per-target circuit breaker (issue 24, covered by test/integration/routing/target-health.test.ts)
+      // is off here, as in test/integration/errors.test.ts: five failed cases would open it. The
+      // outage case below starts its own gateway with the breaker on, as it is by default.
+      settings: { openaiBaseUrl: upstream.url, circuitBreaker: false },
     });
     ({ emulator, telemetry, client } = under);
   });
@@ -212,6 +216,43 @@ describe.skipIf(binary === null)('retry and fallback attempts in a real Jaeger',
     ]);
     expect(typeof clients[1]?.attributes['gen_ai.response.time_to_first_chunk']).toBe('number');
     expect(server.attributes['gen_ai.request.stream']).toBe(true);
+  });
+
+  it('an outage with the breaker on (the default): the open target is an event on the request span, never an attempt span', async () => {
+    const outage = await startGatewayUnderTest({
+      otlpEndpoint: jaeger.otlpHttp,
+      serviceName: 'sidegate-e2e-outage',
+      gatewayKey: GATEWAY_KEY,
+      providerKey: PROVIDER_KEY,
+      settings: { openaiBaseUrl: upstream.url },
+    });
+    try {
+      const failures = 5; // the default failure_threshold
+      for (let i = 0; i < failures; i++) outage.emulator.enqueue({ status: 503, body: googleError(503, 'overloaded') });
+      for (let i = 0; i < failures; i++) {
+        const { data } = await outage.client.chat.completions.create({ model: 'gemini-2.5-flash', messages }, { headers: fallback() }).withResponse();
+        expect(data.choices[0]?.message.content).toBe(UPSTREAM_TEXT);
+      }
+      const before = outage.emulator.requests.length;
+      const { data, response } = await outage.client.chat.completions.create({ model: 'gemini-2.5-flash', messages }, { headers: fallback() }).withResponse();
+      expect(data.choices[0]?.message.content).toBe(UPSTREAM_TEXT);
+      expect(response.headers.get('x-gateway-skipped-targets')).toBe('1');
+      expect(outage.emulator.requests.length).toBe(before);
+
+      const traceId = response.headers.get('traceparent')?.split('-')[1] as string;
+      await outage.telemetry.forceFlush();
+      const spans = await readTrace(jaeger.query, traceId, 2);
+      const clients = spans.filter((s) => s.kind === CLIENT);
+      expect(clients.map(row)).toStrictEqual([
+        { provider: 'openai', number: 1, target: 'config.targets[1]', resend: undefined, error: undefined, failed: false },
+      ]);
+      const server = spans.find((s) => s.kind === SERVER) as StoredSpan;
+      expect(server.attributes['gateway.targets_skipped']).toBe(1);
+      const events = (server.raw as { events?: Array<{ name: string }> }).events ?? [];
+      expect(events.map((e) => e.name)).toContain('target_skipped');
+    } finally {
+      await outage.close();
+    }
   });
 
   it('never stores the provider keys in a trace', async () => {

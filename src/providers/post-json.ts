@@ -77,6 +77,32 @@ export async function readAnswer(
 }
 
 /**
+ * An error answer's body as text, or '' when it cannot be read (too large, cut, timed out): the
+ * status alone is still worth reporting. Its bytes leave the in-flight budget at once.
+ */
+export async function readErrorText(res: Dispatcher.ResponseData, control: AttemptControl, limits: AnswerLimits): Promise<string> {
+  try {
+    const answer = await readAnswer(res, control, limits);
+    answer.release();
+    return answer.body.toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A whole JSON answer within its limits, released once parsed; a body that is not JSON is a 502. */
+export async function readJsonAnswer(res: Dispatcher.ResponseData, control: AttemptControl, limits: AnswerLimits): Promise<unknown> {
+  const answer = await readAnswer(res, control, limits);
+  try {
+    return JSON.parse(answer.body.toString('utf8'));
+  } catch {
+    throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
+  } finally {
+    answer.release();
+  }
+}
+
+/**
  * The body's chunks, with plain listeners rather than `for await`: every non-streamed answer is
  * read here, and a Readable's async iterator costs an iterator, an end-of-stream watcher and a
  * promise per chunk (about 3 KB of allocations per answer in a sampling heap profile).

@@ -31,7 +31,7 @@ import type {
   Target,
 } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
+import { postJson, readAnswer, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
@@ -150,14 +150,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   }
 
   async function readErrorBody(res: UndiciResponse, target: Target, control: AttemptControl): Promise<UpstreamError> {
-    let text = '';
-    try {
-      const answer = await readAnswer(res, control, answerLimits);
-      answer.release();
-      text = answer.body.toString('utf8');
-    } catch {
-      // a body we cannot read (or too large to hold) still has a status worth reporting
-    }
+    const text = await readErrorText(res, control, answerLimits);
     return parseGeminiError(res.statusCode, text, {
       retryAfterHeader: headerValue(res.headers['retry-after']),
       apiKey: target.apiKey,
@@ -314,17 +307,6 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return { status: 200, chunks: chunks(), outcome: (): CallOutcome => translator.outcome() };
   }
 
-  /** Reads a JSON answer within the answer limits; a body that is not JSON is a 502. */
-  async function readJson(res: UndiciResponse, control: AttemptControl): Promise<unknown> {
-    const answer = await readAnswer(res, control, answerLimits);
-    try {
-      return JSON.parse(answer.body.toString('utf8'));
-    } catch {
-      throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
-    } finally {
-      answer.release();
-    }
-  }
 
   /**
    * `batchEmbedContents`, one call per batch of 100 inputs, one after another within the same
@@ -343,7 +325,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       try {
         const res = await postJson(send, url, body, headers(target, call, 'application/json'), control, dispatcher);
         if (res.statusCode >= 300) throw await readErrorBody(res, target, control);
-        answers.push(await readJson(res, control));
+        answers.push(await readJsonAnswer(res, control, answerLimits));
       } finally {
         control.dispose();
       }
@@ -380,7 +362,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
         }
         control.headersArrived();
         if (res.statusCode >= 300) throw await readErrorBody(res, target, control);
-        const json = await readJson(res, control);
+        const json = await readJsonAnswer(res, control, answerLimits);
         pages.push(json);
         const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
         token = typeof next === 'string' && next !== '' ? next : undefined;

@@ -16,7 +16,7 @@ import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
+import { postJson, readAnswer, readErrorText, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { parseOpenAIError } from './openai-errors.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
@@ -81,14 +81,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     );
     if (res.statusCode >= 300) {
       try {
-        let text = '';
-        try {
-          const answer = await readAnswer(res, control, answerLimits);
-          answer.release();
-          text = answer.body.toString('utf8');
-        } catch {
-          // the status alone is still worth reporting
-        }
+        const text = await readErrorText(res, control, answerLimits);
         throw parseOpenAIError(res.statusCode, text, {
           retryAfterHeader: header(res.headers['retry-after']),
           retryAfterMsHeader: header(res.headers['retry-after-ms']),

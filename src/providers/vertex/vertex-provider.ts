@@ -21,7 +21,7 @@ import { createGeminiProvider, type GeminiProviderOptions } from '../gemini/gemi
 import { createGoogleCredentials, GoogleCredentialError, isGoogleApiHost, type GoogleCredentials } from '../google-auth/google-credentials.js';
 import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import type { EmbedCall, EmbedResult, Provider, ProviderCall, ProviderModel, Target } from '../provider.js';
-import { postJson, readAnswer, type AnswerLimits } from '../post-json.js';
+import { postJson, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { describeCredentialSource, vertexCredentialSource, type VertexCredentialSource } from './vertex-credential.js';
 import { convertVertexEmbedRequest, predictAnswerAsBatch } from './vertex-embeddings.js';
@@ -118,28 +118,11 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
     withCredential(call.target, (auth) => generate.chatStream(Object.assign({}, call, { target: auth.inner })));
 
   async function readErrorBody(res: UndiciResponse, apiKey: string, control: AttemptControl): Promise<UpstreamError> {
-    let text = '';
-    try {
-      const answer = await readAnswer(res, control, answerLimits);
-      answer.release();
-      text = answer.body.toString('utf8');
-    } catch {
-      // a body we cannot read still has a status worth reporting
-    }
+    const text = await readErrorText(res, control, answerLimits);
     const retryAfter = res.headers['retry-after'];
     return parseGeminiError(res.statusCode, text, typeof retryAfter === 'string' ? { retryAfterHeader: retryAfter, apiKey } : { apiKey });
   }
 
-  async function readJson(res: UndiciResponse, control: AttemptControl): Promise<unknown> {
-    const answer = await readAnswer(res, control, answerLimits);
-    try {
-      return JSON.parse(answer.body.toString('utf8'));
-    } catch {
-      throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
-    } finally {
-      answer.release();
-    }
-  }
 
   /** `:predict`, one call per batch, one after another within the attempt. */
   async function embed(call: EmbedCall): Promise<EmbedResult> {
@@ -155,7 +138,7 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
         try {
           const res = await postJson(send, url, body, headers, control, dispatcher);
           if (res.statusCode >= 300) throw await readErrorBody(res, inner.apiKey, control);
-          answers.push(predictAnswerAsBatch(await readJson(res, control)));
+          answers.push(predictAnswerAsBatch(await readJsonAnswer(res, control, answerLimits)));
         } finally {
           control.dispose();
         }
@@ -194,7 +177,7 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
           }
           control.headersArrived();
           if (res.statusCode >= 300) throw await readErrorBody(res, inner.apiKey, control);
-          const json = await readJson(res, control);
+          const json = await readJsonAnswer(res, control, answerLimits);
           pages.push(json);
           const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
           token = typeof next === 'string' && next !== '' ? next : undefined;

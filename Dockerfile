@@ -32,5 +32,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SIDEGATE_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM drains in-flight requests and flushes spans (see src/gateway/start-gateway.ts).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/main.js"]
+# --single-threaded-gc: V8 collects on the event loop's thread only, the flags `npm start` uses.
+# A sidecar runs on a CPU share; V8's GC helper threads then compete with the event loop for it
+# and stretch the pauses they were meant to shorten (docs/performance.md, issue 25).
+ENTRYPOINT ["node", "--single-threaded-gc", "dist/main.js"]
 CMD ["serve"]

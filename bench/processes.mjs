@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
+import { SHIPPED_NODE_FLAGS } from '../scripts/shipped-node-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -40,6 +42,28 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 const MALLOC_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
+/**
+ * `--pin` (run.mjs): every participant on the last CPU, and this process (the load generator), the
+ * emulator and the OTLP sink on the others, so a participant's latency is its own (a sidecar on its
+ * CPU share) rather than its place in the queue for two cores shared by four processes.
+ */
+let pinning;
+export function pinParticipants() {
+  const cpus = availableParallelism();
+  if (cpus < 2) throw new Error('--pin needs at least two CPUs');
+  pinning = { participant: String(cpus - 1), others: `0-${cpus - 2}` };
+  pin(process.pid, pinning.others);
+}
+/** Pins a participant started elsewhere (the peer) like those `start` starts; nothing without --pin. */
+export function pinParticipant(pid) {
+  if (pinning) pin(pid, pinning.participant);
+}
+function pin(pid, cpuList) {
+  // -a: every thread the process has now (V8's GC helpers, libuv's pool); later ones inherit it.
+  execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+}
+const helperRoles = new Set(['emulator', 'sink']);
+
 export function start(file, argv = [], env = {}, execArgv = []) {
   const child = fork(join(here, file), argv, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -58,6 +82,7 @@ export function start(file, argv = [], env = {}, execArgv = []) {
         buf = buf.slice(nl + 1);
         if (line.startsWith('{"url"')) {
           found = true;
+          if (pinning) pin(child.pid, file === 'child.mjs' && helperRoles.has(argv[0]) ? pinning.others : pinning.participant);
           resolve({ child, pid: child.pid, url: JSON.parse(line).url });
         }
       }
@@ -100,13 +125,17 @@ export const sidegateHeaders = {
   authorization: 'Bearer bench-provider-key',
 };
 
-/** sidegate in its own process; `env` says how it traces (run.mjs: on, off, collector down). */
+/**
+ * sidegate in its own process; `env` says how it traces (run.mjs: on, off, collector down). It runs
+ * with the Node flags it ships with (`npm start`, the image), then `execArgv`; the floor and the
+ * peer run with Node's defaults.
+ */
 export async function startSidegate(emulatorUrl, env = {}, execArgv = []) {
   const p = await start(
     'child.mjs',
     ['gateway', emulatorUrl, GATEWAY_KEY],
     { OTEL_SERVICE_NAME: 'sidegate-bench', OTEL_METRIC_EXPORT_INTERVAL: '60000', ...env },
-    execArgv,
+    [...SHIPPED_NODE_FLAGS, ...execArgv],
   );
   return { ...p, ...gatewayTargets(p.url, sidegateHeaders) };
 }

@@ -20,6 +20,9 @@
 //                    probed runs only); CPU profiles come from bench/profile.mjs
 //   --only a,b       run only these participants (direct,bare,floor,on,worker,off,down,peer;
 //                    worker: tracing on with SIDEGATE_OTLP_WORKER=true, export in a worker thread)
+//   --pin            each participant on the last CPU, the load generator, emulator and OTLP sink on
+//                    the others (taskset): a participant's latency without the queue for cores it
+//                    shares with them, as a sidecar on its own CPU share sees it
 //   --memory-only N  only the idle-RSS figure, from N fresh processes of each participant (median
 //                    printed; default 3, one process at a time); nothing else runs, no report file
 import { spawn } from 'node:child_process';
@@ -27,6 +30,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
+import { SHIPPED_NODE_FLAGS } from '../scripts/shipped-node-flags.mjs';
 import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
 import {
   ask,
@@ -36,6 +40,8 @@ import {
   gatewayTargets,
   mb,
   MODEL,
+  pinParticipant,
+  pinParticipants,
   round,
   rss,
   sidegateHeaders,
@@ -64,6 +70,7 @@ const STREAMS = num('streams', 1000);
 const REQUESTS = num('requests', 50_000);
 const PEER = args.includes('--peer');
 const PROBE = args.includes('--probe');
+const PIN = args.includes('--pin');
 const ONLY = option('only')?.split(',');
 const MEMORY_ONLY = args.includes('--memory-only') ? (Number(option('memory-only')) || 3) : 0;
 const PEER_PACKAGE = '@portkey-ai/gateway@1.15.2';
@@ -90,6 +97,7 @@ async function startPeer(emulatorUrl) {
       await sleep(100);
     }
   }
+  pinParticipant(child.pid);
   const headers = {
     'content-type': 'application/json',
     'x-portkey-provider': 'google',
@@ -157,6 +165,7 @@ const LABELS = {
 
 async function main() {
   const began = performance.now();
+  if (PIN) pinParticipants();
   const want = (key) => !ONLY || ONLY.includes(key) || (key === 'direct');
   const sink = await start('child.mjs', ['sink']);
   const emulator = await start('child.mjs', ['emulator']);
@@ -207,7 +216,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, probe: PROBE },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
@@ -470,7 +479,8 @@ function printTable(r) {
   line('max: CPU per request (µs)', keys.map((k) => (k === 'direct' ? `(${r.max[k].cpu_per_request_us})` : r.max?.[k]?.cpu_per_request_us)));
   const o = r.open_streams ?? {};
   line(`${o.streams} open streams: RSS (MB)`, keys.map((k) => o[k]?.rss_mb));
-  console.log('(upstream alone: CPU is the emulator\'s own)\n');
+  console.log('(upstream alone: CPU is the emulator\'s own)');
+  console.log(`(sidegate runs with ${r.settings.sidegate_node_flags?.join(' ') || 'no Node flags'}, as npm start and the image do; the others with Node's defaults${r.settings.pinned ? '; --pin: each participant alone on the last CPU' : ''})\n`);
   console.log(`${'target'.padEnd(62)}${['floor', 'peer', 'sidegate'].map((c) => c.padStart(10)).join('')}  met   `);
   for (const t of r.targets) {
     console.log(`${t.target.padEnd(62)}${[t.floor, t.peer, t.sidegate].map((v) => String(v === undefined ? '—' : round(v, 2)).padStart(10)).join('')}  ${t.met ? 'yes' : 'NO '}   ${t.detail}`);

@@ -6,13 +6,14 @@ import { createWriteStream, readdirSync, readFileSync, readlinkSync } from 'node
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
+import { SHIPPED_NODE_FLAGS } from '../../scripts/shipped-node-flags.mjs';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const MAIN = join(ROOT, 'dist/main.js');
 
-/** Starts `node dist/main.js <args>` and waits for the line matching `ready`; logs go to `logFile`. */
+/** Starts `node <the flags of npm start> dist/main.js <args>` and waits for the line matching `ready`; logs go to `logFile`. */
 async function startProcess(args, env, ready, logFile) {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [...SHIPPED_NODE_FLAGS, MAIN, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,6 +10,8 @@ import { parse, parseAllDocuments } from 'yaml';
 import { parseRoutingConfig, type ConfigGroup, type ConfigTarget } from '../../src/config/routing-config.js';
 import { settingsWithDefaults } from '../../src/config/settings.js';
 import { defaultInflightBudget, REQUEST_WEIGHT } from '../../src/overload/inflight-budget.js';
+// @ts-expect-error: a plain ES module of the repo's scripts, no type declarations
+import { SHIPPED_NODE_FLAGS } from '../../scripts/shipped-node-flags.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -220,11 +222,13 @@ describe('deploy/k8s/sidegate-sidecar.yaml', () => {
 
 describe('Dockerfile', () => {
   const dockerfile = read('Dockerfile');
-  it('copies only paths that exist and runs the built CLI', () => {
+  it('copies only paths that exist and runs the built CLI with the flags of npm start', () => {
     for (const match of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
       for (const path of (match[1] as string).split(/\s+/)) expect(existsSync(join(ROOT, path)), path).toStrictEqual(true);
     }
-    expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/main.js"]');
+    expect(SHIPPED_NODE_FLAGS).toStrictEqual(['--single-threaded-gc']);
+    const entrypoint = /^ENTRYPOINT (.+)$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(entrypoint ?? 'null')).toStrictEqual(['node', ...SHIPPED_NODE_FLAGS, 'dist/main.js']);
     expect(JSON.parse(read('package.json')).bin.sidegate).toStrictEqual('dist/main.js');
   });
 

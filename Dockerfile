@@ -32,8 +32,11 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SIDEGATE_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM drains in-flight requests and flushes spans (see src/gateway/start-gateway.ts).
 STOPSIGNAL SIGTERM
-# --single-threaded-gc: V8 collects on the event loop's thread only, the flags `npm start` uses.
-# A sidecar runs on a CPU share; V8's GC helper threads then compete with the event loop for it
-# and stretch the pauses they were meant to shorten (docs/performance.md, issue 25).
-ENTRYPOINT ["node", "--single-threaded-gc", "dist/main.js"]
+# The Node flags `npm start` uses (docs/performance.md, issue 25):
+# --single-threaded-gc: V8 collects on the event loop's thread only. A sidecar runs on a CPU share;
+#   V8's GC helper threads then compete with the event loop for it and stretch the pauses they
+#   were meant to shorten.
+# --no-allocation-site-pretenuring: V8 otherwise learns to allocate the telemetry's short-lived
+#   span objects straight into the old generation, whose garbage the tail's mark-sweeps collect.
+ENTRYPOINT ["node", "--single-threaded-gc", "--no-allocation-site-pretenuring", "dist/main.js"]
 CMD ["serve"]

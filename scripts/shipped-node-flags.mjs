@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-/** e.g. `['--single-threaded-gc']`: the words of the start script between `node` and the script. */
+/** e.g. `['--single-threaded-gc', '--no-allocation-site-pretenuring']`: the words of the start script between `node` and the script. */
 export const SHIPPED_NODE_FLAGS = Object.freeze(
   packageJson.scripts.start
     .split(/\s+/)

@@ -226,7 +226,7 @@ describe('Dockerfile', () => {
     for (const match of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
       for (const path of (match[1] as string).split(/\s+/)) expect(existsSync(join(ROOT, path)), path).toStrictEqual(true);
     }
-    expect(SHIPPED_NODE_FLAGS).toStrictEqual(['--single-threaded-gc']);
+    expect(SHIPPED_NODE_FLAGS).toStrictEqual(['--single-threaded-gc', '--no-allocation-site-pretenuring']);
     const entrypoint = /^ENTRYPOINT (.+)$/m.exec(dockerfile)?.[1];
     expect(JSON.parse(entrypoint ?? 'null')).toStrictEqual(['node', ...SHIPPED_NODE_FLAGS, 'dist/main.js']);
     expect(JSON.parse(read('package.json')).bin.sidegate).toStrictEqual('dist/main.js');

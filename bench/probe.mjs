@@ -22,13 +22,14 @@ const GC_KINDS = {
 /** The inspector calls that start and stop each profile the probe can take. */
 const PROFILERS = {
   cpuprof: {
-    start: [['Profiler.enable'], ['Profiler.setSamplingInterval', { interval: 250 }], ['Profiler.start']],
+    start: () => [['Profiler.enable'], ['Profiler.setSamplingInterval', { interval: 250 }], ['Profiler.start']],
     stop: 'Profiler.stop',
   },
   allocprof: {
-    start: [
+    // promotedOnly (allocations.mjs --promoted): leave out what scavenges collect.
+    start: (msg) => [
       ['HeapProfiler.enable'],
-      ['HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }],
+      ['HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !msg.promotedOnly }],
     ],
     stop: 'HeapProfiler.stopSampling',
   },
@@ -58,8 +59,15 @@ export function installProbe() {
       if (msg.action === 'start') {
         session = new Session();
         session.connect();
-        for (const [method, params] of profiler.start) await post(method, params);
+        for (const [method, params] of profiler.start(msg)) await post(method, params);
       } else {
+        if (msg.promotedOnly) {
+          // Let the requests in flight finish, then scavenge twice: what is still young and alive
+          // is promoted, and what died young leaves the profile.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          globalThis.gc?.({ type: 'minor' });
+          globalThis.gc?.({ type: 'minor' });
+        }
         const { profile } = await post(profiler.stop);
         session.disconnect();
         writeFileSync(msg.file, JSON.stringify(profile));

@@ -2,13 +2,15 @@
  * The POST of one upstream attempt, shared by every provider: the JSON body with large inline
  * media spliced back in from the client's own body (never re-encoded; inline-blobs.ts), the
  * attempt's abort signal, and undici's failures mapped to our errors. Resolves once response
- * headers arrived, which also stops the attempt's header timeout.
+ * headers arrived, which also stops the attempt's header timeout. Also the paged GET of a model
+ * list and the reading of answers, for the same providers.
  */
 import { Readable } from 'node:stream';
 import { UpstreamError } from '../errors.js';
 import { serializedLength, serializeJsonBody } from '../openai/inline-blobs.js';
 import { ANSWER_WEIGHT, type InflightBudget } from '../overload/inflight-budget.js';
-import type { AttemptControl } from './attempt-control.js';
+import type { ClientSignal } from '../client-signal.js';
+import { AttemptControl } from './attempt-control.js';
 import type { Dispatcher, request } from '../http-client.js';
 
 export async function postJson(
@@ -42,6 +44,54 @@ export async function postJson(
   }
   control.headersArrived();
   return res;
+}
+
+/** What a paged GET needs besides its URL and headers. */
+export interface PagedGet {
+  send: typeof request;
+  dispatcher: Dispatcher;
+  signal: ClientSignal;
+  timeoutMs: number;
+  limits: AnswerLimits;
+  /** The error to throw for an answer with status ≥ 300 (the provider's own envelope reading). */
+  readError(res: Dispatcher.ResponseData, control: AttemptControl): Promise<Error>;
+}
+
+/**
+ * GETs `url?pageSize=1000`, then each `nextPageToken` the answer names, for at most `maxPages`
+ * pages, each with its own attempt clock; resolves with every page's JSON, in order.
+ */
+export async function getJsonPages(url: string, headers: Record<string, string>, get: PagedGet, maxPages = 20): Promise<unknown[]> {
+  const pages: unknown[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const control = new AttemptControl(get.signal, get.timeoutMs);
+    try {
+      const query = `pageSize=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await get.send(`${url}?${query}`, {
+          method: 'GET',
+          headers,
+          signal: control.signal,
+          ...control.undiciTimeouts,
+          dispatcher: control.dispatcher(get.dispatcher),
+        });
+      } catch (err) {
+        throw control.toError(err, 'connect');
+      }
+      control.headersArrived();
+      if (res.statusCode >= 300) throw await get.readError(res, control);
+      const json = await readJsonAnswer(res, control, get.limits);
+      pages.push(json);
+      const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
+      token = typeof next === 'string' && next !== '' ? next : undefined;
+    } finally {
+      control.dispose();
+    }
+    if (token === undefined) break;
+  }
+  return pages;
 }
 
 /** How much of a non-streamed answer the gateway holds, and where it counts. */

@@ -31,7 +31,7 @@ import type {
   Target,
 } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readAnswer, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
+import { getJsonPages, postJson, readAnswer, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
@@ -342,35 +342,14 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
 
   /** `GET /v1beta/models`, following page tokens (at most 20 pages of 1000). */
   async function listModels(target: Target, signal: ClientSignal): Promise<ProviderModel[]> {
-    const pages: unknown[] = [];
-    let token: string | undefined;
-    for (let page = 0; page < 20; page++) {
-      const control = new AttemptControl(signal, target.timeoutMs);
-      try {
-        const query = `pageSize=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
-        let res: UndiciResponse;
-        try {
-          res = await send(`${trimBase(target.baseUrl)}/v1beta/models?${query}`, {
-            method: 'GET',
-            headers: { accept: 'application/json', 'x-goog-api-key': target.apiKey },
-            signal: control.signal,
-            ...control.undiciTimeouts,
-            dispatcher: control.dispatcher(dispatcher),
-          });
-        } catch (err) {
-          throw control.toError(err, 'connect');
-        }
-        control.headersArrived();
-        if (res.statusCode >= 300) throw await readErrorBody(res, target, control);
-        const json = await readJsonAnswer(res, control, answerLimits);
-        pages.push(json);
-        const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
-        token = typeof next === 'string' && next !== '' ? next : undefined;
-      } finally {
-        control.dispose();
-      }
-      if (token === undefined) break;
-    }
+    const pages = await getJsonPages(`${trimBase(target.baseUrl)}/v1beta/models`, { accept: 'application/json', 'x-goog-api-key': target.apiKey }, {
+      send,
+      dispatcher,
+      signal,
+      timeoutMs: target.timeoutMs,
+      limits: answerLimits,
+      readError: (res, control) => readErrorBody(res, target, control),
+    });
     return convertModelList(pages);
   }
 

@@ -21,7 +21,7 @@ import { createGeminiProvider, type GeminiProviderOptions } from '../gemini/gemi
 import { createGoogleCredentials, GoogleCredentialError, isGoogleApiHost, type GoogleCredentials } from '../google-auth/google-credentials.js';
 import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import type { EmbedCall, EmbedResult, Provider, ProviderCall, ProviderModel, Target } from '../provider.js';
-import { postJson, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
+import { getJsonPages, postJson, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { describeCredentialSource, vertexCredentialSource, type VertexCredentialSource } from './vertex-credential.js';
 import { convertVertexEmbedRequest, predictAnswerAsBatch } from './vertex-embeddings.js';
@@ -157,35 +157,15 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
   /** `GET /v1beta1/publishers/google/models`, following page tokens (at most 20 pages). */
   async function listModels(target: Target, signal: ClientSignal): Promise<ProviderModel[]> {
     return withCredential(target, async ({ inner }) => {
-      const pages: unknown[] = [];
-      let token: string | undefined;
-      for (let page = 0; page < 20; page++) {
-        const control = new AttemptControl(signal, target.timeoutMs);
-        try {
-          const query = `pageSize=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
-          let res: UndiciResponse;
-          try {
-            res = await send(`${target.baseUrl.replace(/\/+$/, '')}${VERTEX_MODEL_LIST_PATH}?${query}`, {
-              method: 'GET',
-              headers: Object.assign({ accept: 'application/json' }, vertexAuthHeaders(inner.apiKey)),
-              signal: control.signal,
-              ...control.undiciTimeouts,
-              dispatcher: control.dispatcher(dispatcher),
-            });
-          } catch (err) {
-            throw control.toError(err, 'connect');
-          }
-          control.headersArrived();
-          if (res.statusCode >= 300) throw await readErrorBody(res, inner.apiKey, control);
-          const json = await readJsonAnswer(res, control, answerLimits);
-          pages.push(json);
-          const next = (json as { nextPageToken?: unknown } | null)?.nextPageToken;
-          token = typeof next === 'string' && next !== '' ? next : undefined;
-        } finally {
-          control.dispose();
-        }
-        if (token === undefined) break;
-      }
+      const url = `${target.baseUrl.replace(/\/+$/, '')}${VERTEX_MODEL_LIST_PATH}`;
+      const pages = await getJsonPages(url, Object.assign({ accept: 'application/json' }, vertexAuthHeaders(inner.apiKey)), {
+        send,
+        dispatcher,
+        signal,
+        timeoutMs: target.timeoutMs,
+        limits: answerLimits,
+        readError: (res, control) => readErrorBody(res, inner.apiKey, control),
+      });
       return convertVertexModelList(pages);
     });
   }

@@ -142,6 +142,18 @@ async function enqueue(emulatorUrl, replies) {
   if (res.status !== 200) throw new Error(`emulator refused the scripted replies: ${res.status} ${await res.text()}`);
 }
 
+// Each participant idles 30-50 s between its segments while the others run. In that time V8's
+// memory reducer collects the idle heap, and its collection deoptimizes the code whose embedded
+// maps died ("weak objects": 138 functions in sidegate), which then re-tiers over the next few
+// thousand requests at up to twice the CPU (docs/performance.md, "Issue 25, third round"). A
+// steady rate never idles that long, so each segment starts after a run-in of requests that are
+// not measured; the same for every participant.
+const RUN_IN = 3000;
+const PEER_RUN_IN = 500;
+async function runIn(key, target) {
+  await runCount(target, key === 'peer' ? PEER_RUN_IN : RUN_IN);
+}
+
 /** CPU (and, when profiling, event-loop delay and GC) of `p` across `run()`. */
 async function measured(p, run) {
   if (p.child?.connected && PROBE) await ask(p.child, 'probe');
@@ -216,7 +228,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, run_in_requests: RUN_IN, peer_run_in_requests: PEER_RUN_IN, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
@@ -250,15 +262,17 @@ async function main() {
   // carries the same load in every segment and slow drifts of the machine hit everyone alike.
   report.fixed_rate = {};
   for (const rate of RATES) {
-    const acc = Object.fromEntries(keys.map((k) => [k, { latencies: [], errors: 0, unfinished: 0, cpu: 0, probes: [] }]));
+    const acc = Object.fromEntries(keys.map((k) => [k, { latencies: [], errors: 0, unfinished: 0, cpu: 0, segments: [], probes: [] }]));
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? keys : [...keys].reverse();
       for (const k of order) {
+        await runIn(k, parts[k].json);
         const { result, cpu, probe } = await measured(parts[k], () => fixedRate({ targets: [parts[k].json], ratePerSecond: rate, seconds: SECONDS }));
         acc[k].latencies.push(...result[0].latencies);
         acc[k].errors += result[0].errors;
         acc[k].unfinished += result[0].unfinished;
         acc[k].cpu += cpu;
+        acc[k].segments.push(Math.round((cpu * 1000) / Math.max(1, result[0].latencies.length + result[0].errors)));
         if (probe) acc[k].probes.push(probe);
       }
     }
@@ -277,6 +291,9 @@ async function main() {
             added_p50_ms: k === 'direct' ? 0 : round(s.p50_ms - direct.p50_ms),
             added_p99_ms: k === 'direct' ? 0 : round(s.p99_ms - direct.p99_ms),
             cpu_per_request_us: Math.round((acc[k].cpu * 1000) / Math.max(1, s.count + acc[k].errors)),
+            // each segment's own figure, in the order the rounds ran: a drift or a first-segment
+            // cost shows here, the sum above hides it
+            cpu_per_request_us_by_round: acc[k].segments,
             ...(acc[k].probes.length ? { probes: acc[k].probes } : {}),
           },
         ];
@@ -295,6 +312,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? streamers : [...streamers].reverse();
     for (const k of order) {
+      await runIn(k, parts[k].stream);
       const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [parts[k].stream], ratePerSecond: STREAM_RATE, seconds: SECONDS }));
       sacc[k].ttfbs.push(...result[0].ttfbs);
       sacc[k].latencies.push(...result[0].latencies);
@@ -329,6 +347,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? pacers : [...pacers].reverse();
     for (const k of order) {
+      await runIn(k, parts[k].stream);
       await enqueue(emulator.url, Array.from({ length: paced }, (_, i) => pacedStreamReply(PACE_CHUNKS, PACE_MS, i)));
       const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [{ ...parts[k].stream, paced: true }], ratePerSecond: PACE_RATE, seconds: SECONDS }));
       await resetEmulator(emulator.url);
@@ -359,6 +378,7 @@ async function main() {
   // Closed loop, 32 connections: the most each participant serves, and its CPU per request there.
   report.max = {};
   for (const k of keys) {
+    await runIn(k, parts[k].json);
     const { result, cpu, probe } = await measured(parts[k], () => maxThroughput({ target: parts[k].json, seconds: SECONDS }));
     report.max[k] = { ...result, rps: Math.round(result.rps), cpu_per_request_us: Math.round((cpu * 1000) / Math.max(1, result.ok + result.errors)), ...(probe ? { probe } : {}) };
   }

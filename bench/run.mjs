@@ -147,11 +147,14 @@ async function enqueue(emulatorUrl, replies) {
 // maps died ("weak objects": 138 functions in sidegate), which then re-tiers over the next few
 // thousand requests at up to twice the CPU (docs/performance.md, "Issue 25, third round"). A
 // steady rate never idles that long, so each segment starts after a run-in of requests that are
-// not measured; the same for every participant.
+// not measured, then a second's pause (the run-in's spans and garbage are not the segment's, and a
+// second is well under the 8 s V8's memory reducer waits); the same for every participant.
 const RUN_IN = 3000;
 const PEER_RUN_IN = 500;
+const SETTLE_MS = 1000;
 async function runIn(key, target) {
   await runCount(target, key === 'peer' ? PEER_RUN_IN : RUN_IN);
+  await sleep(SETTLE_MS);
 }
 
 /** CPU (and, when profiling, event-loop delay and GC) of `p` across `run()`. */
@@ -228,7 +231,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, run_in_requests: RUN_IN, peer_run_in_requests: PEER_RUN_IN, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, run_in_requests: RUN_IN, peer_run_in_requests: PEER_RUN_IN, settle_ms: SETTLE_MS, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.

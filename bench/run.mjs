@@ -157,6 +157,9 @@ async function runIn(key, target) {
   await sleep(SETTLE_MS);
 }
 
+/** CPU milliseconds spent on `requests` requests, as whole microseconds per request. */
+const usPerRequest = (ms, requests) => Math.round((ms * 1000) / Math.max(1, requests));
+
 /** CPU (and, when profiling, event-loop delay and GC) of `p` across `run()`. */
 async function measured(p, run) {
   if (p.child?.connected && PROBE) await ask(p.child, 'probe');
@@ -275,7 +278,7 @@ async function main() {
         acc[k].errors += result[0].errors;
         acc[k].unfinished += result[0].unfinished;
         acc[k].cpu += cpu;
-        acc[k].segments.push(Math.round((cpu * 1000) / Math.max(1, result[0].latencies.length + result[0].errors)));
+        acc[k].segments.push(usPerRequest(cpu, result[0].latencies.length + result[0].errors));
         if (probe) acc[k].probes.push(probe);
       }
     }
@@ -293,7 +296,7 @@ async function main() {
             saturated: acc[k].unfinished > 0.01 * (s.count + acc[k].unfinished),
             added_p50_ms: k === 'direct' ? 0 : round(s.p50_ms - direct.p50_ms),
             added_p99_ms: k === 'direct' ? 0 : round(s.p99_ms - direct.p99_ms),
-            cpu_per_request_us: Math.round((acc[k].cpu * 1000) / Math.max(1, s.count + acc[k].errors)),
+            cpu_per_request_us: usPerRequest(acc[k].cpu, s.count + acc[k].errors),
             // each segment's own figure, in the order the rounds ran: a drift or a first-segment
             // cost shows here, the sum above hides it
             cpu_per_request_us_by_round: acc[k].segments,
@@ -334,7 +337,7 @@ async function main() {
       added_ttfb_p99_ms: k === 'direct' ? 0 : round(t.p99_ms - directTtfb.p99_ms),
       total: summarize(sacc[k].latencies),
       errors: sacc[k].errors,
-      cpu_per_request_us: Math.round((sacc[k].cpu * 1000) / Math.max(1, t.count + sacc[k].errors)),
+      cpu_per_request_us: usPerRequest(sacc[k].cpu, t.count + sacc[k].errors),
     };
   }
   log(`streams at ${STREAM_RATE} req/s: added time to first byte p50 / p99 (ms)`, Object.fromEntries(streamers.filter((k) => k !== 'direct').map((k) => [k, `${report.streaming[k].added_ttfb_p50_ms} / ${report.streaming[k].added_ttfb_p99_ms}`])));
@@ -373,7 +376,7 @@ async function main() {
       added_gap_p90_ms: k === 'direct' ? 0 : round(g.p90_ms - directGap.p90_ms),
       added_gap_p99_ms: k === 'direct' ? 0 : round(g.p99_ms - directGap.p99_ms),
       errors: pacc[k].errors,
-      cpu_per_stream_us: Math.round((pacc[k].cpu * 1000) / Math.max(1, pacc[k].ttfbs.length + pacc[k].errors)),
+      cpu_per_stream_us: usPerRequest(pacc[k].cpu, pacc[k].ttfbs.length + pacc[k].errors),
     };
   }
   log(`paced streams (${PACE_CHUNKS} chunks ${PACE_MS} ms apart, ${PACE_RATE} req/s): added inter-chunk delay p50 / p99 (ms)`, Object.fromEntries(pacers.filter((k) => k !== 'direct').map((k) => [k, `${report.paced_streams[k].added_gap_p50_ms} / ${report.paced_streams[k].added_gap_p99_ms}`])));
@@ -383,7 +386,7 @@ async function main() {
   for (const k of keys) {
     await runIn(k, parts[k].json);
     const { result, cpu, probe } = await measured(parts[k], () => maxThroughput({ target: parts[k].json, seconds: SECONDS }));
-    report.max[k] = { ...result, rps: Math.round(result.rps), cpu_per_request_us: Math.round((cpu * 1000) / Math.max(1, result.ok + result.errors)), ...(probe ? { probe } : {}) };
+    report.max[k] = { ...result, rps: Math.round(result.rps), cpu_per_request_us: usPerRequest(cpu, result.ok + result.errors), ...(probe ? { probe } : {}) };
   }
   log('max req/s (32 connections), CPU per request (µs)', Object.fromEntries(keys.map((k) => [k, `${report.max[k].rps}, ${report.max[k].cpu_per_request_us}`])));
 

@@ -110,6 +110,59 @@ export interface GeminiProvider extends Provider {
 
 type UndiciResponse = Dispatcher.ResponseData;
 
+/**
+ * The OpenAI chunks of one Gemini stream (`streamGenerateContent?alt=sse`), translated as each
+ * event arrives; a failure mid-stream throws an `UpstreamError`, and `return()` (the client went
+ * away) aborts the upstream call.
+ *
+ * At module level, with everything it needs as arguments, not a closure inside `chatStream`: a
+ * generator function created per call gets its own `prototype` and with it its own initial map,
+ * which V8 keeps in the old generation and which points back to that closure, so each stream's
+ * whole object graph (request, translator, undici response) survived every scavenge until the next
+ * full collection: about 10 KB promoted per stream and 5–7 ms scavenges at 200 streams/s
+ * (docs/performance.md, issue 25 fourth round).
+ */
+async function* geminiChunks(
+  res: UndiciResponse,
+  control: AttemptControl,
+  translator: GeminiStreamTranslator,
+  maxEventBytes: number | undefined,
+): AsyncGenerator<ChatCompletionChunk> {
+  const parser = new SseParser({ maxEventBytes });
+  let completed = false;
+  const translate = (payload: string): ChatCompletionChunk[] => {
+    let json: unknown;
+    try {
+      json = JSON.parse(payload);
+    } catch {
+      throw new UpstreamError('upstream sent a stream event that is not JSON', { status: 502, reason: 'invalid_response' });
+    }
+    if (Array.isArray(json) && json.length > 0 && json.every((x) => x !== null && typeof x === 'object' && 'error' in x)) {
+      throw upstreamErrorFromObject((json[0] as { error: never }).error);
+    }
+    return translator.push(json);
+  };
+  try {
+    try {
+      for await (const piece of res.body) {
+        for (const payload of parser.push(piece as Buffer)) yield* translate(payload);
+      }
+    } catch (err) {
+      throw control.toError(err, 'body');
+    }
+    for (const payload of parser.end()) yield* translate(payload);
+    yield* translator.finish();
+    completed = true;
+  } finally {
+    if (!completed) {
+      // The client went away (return()) or the stream failed: stop reading upstream.
+      control.abort();
+      res.body.destroy();
+    }
+    control.dispose();
+  }
+}
+
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -268,43 +321,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       warnings,
     });
 
-    async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-      const parser = new SseParser({ maxEventBytes: options.maxEventBytes });
-      let completed = false;
-      const translate = (payload: string): ChatCompletionChunk[] => {
-        let json: unknown;
-        try {
-          json = JSON.parse(payload);
-        } catch {
-          throw new UpstreamError('upstream sent a stream event that is not JSON', { status: 502, reason: 'invalid_response' });
-        }
-        if (Array.isArray(json) && json.length > 0 && json.every((x) => x !== null && typeof x === 'object' && 'error' in x)) {
-          throw upstreamErrorFromObject((json[0] as { error: never }).error);
-        }
-        return translator.push(json);
-      };
-      try {
-        try {
-          for await (const piece of res.body) {
-            for (const payload of parser.push(piece as Buffer)) yield* translate(payload);
-          }
-        } catch (err) {
-          throw control.toError(err, 'body');
-        }
-        for (const payload of parser.end()) yield* translate(payload);
-        yield* translator.finish();
-        completed = true;
-      } finally {
-        if (!completed) {
-          // The client went away (return()) or the stream failed: stop reading upstream.
-          control.abort();
-          res.body.destroy();
-        }
-        control.dispose();
-      }
-    }
-
-    return { status: 200, chunks: chunks(), outcome: (): CallOutcome => translator.outcome() };
+    return { status: 200, chunks: geminiChunks(res, control, translator, options.maxEventBytes), outcome: (): CallOutcome => translator.outcome() };
   }
 
 

@@ -166,43 +166,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       return chunk;
     };
 
-    async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
-      const parser = new SseParser({ maxEventBytes: options.maxEventBytes });
-      let completed = false;
-      try {
-        let done = false;
-        const events = async function* (): AsyncGenerator<string> {
-          try {
-            for await (const piece of res.body) yield* parser.push(piece as Buffer);
-          } catch (err) {
-            throw control.toError(err, 'body');
-          }
-          yield* parser.end();
-        };
-        for await (const payload of events()) {
-          const result = handle(payload);
-          if (result === 'done') {
-            done = true;
-            break;
-          }
-          if (result !== undefined) yield result;
-        }
-        if (!done && finishReasons.size === 0) {
-          throw new UpstreamError('the upstream stream ended before it was complete', { status: 502, reason: 'connection_error' });
-        }
-        completed = true;
-      } finally {
-        outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
-        if (!completed) {
-          // The client went away (return()) or the stream failed: stop reading upstream.
-          control.abort();
-          res.body.destroy();
-        }
-        control.dispose();
-      }
-    }
-
-    return { status: 200, chunks: chunks(), outcome: () => outcome };
+    const onEnd = (): void => {
+      outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+    };
+    return { status: 200, chunks: openAIChunks(res, control, handle, () => finishReasons.size > 0, onEnd, options.maxEventBytes), outcome: () => outcome };
   }
 
   return scrubProviderErrors({
@@ -215,6 +182,57 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       if (ownDispatcher) await dispatcher.close();
     },
   });
+}
+
+/**
+ * The chunks of one OpenAI-compatible stream: each SSE event through `handle` (undefined: dropped,
+ * `'done'`: the `[DONE]` marker). At module level, as the Gemini provider's `geminiChunks` and for
+ * the same reason: a generator function created per call keeps each stream's whole object graph
+ * alive through every scavenge (its own initial map, in the old generation, points back to it).
+ */
+async function* openAIChunks(
+  res: Dispatcher.ResponseData,
+  control: AttemptControl,
+  handle: (payload: string) => ChatCompletionChunk | 'done' | undefined,
+  sawFinishReason: () => boolean,
+  onEnd: () => void,
+  maxEventBytes: number | undefined,
+): AsyncGenerator<ChatCompletionChunk> {
+  const parser = new SseParser({ maxEventBytes });
+  let completed = false;
+  try {
+    let done = false;
+    for await (const payload of sseEvents(res, control, parser)) {
+      const result = handle(payload);
+      if (result === 'done') {
+        done = true;
+        break;
+      }
+      if (result !== undefined) yield result;
+    }
+    if (!done && !sawFinishReason()) {
+      throw new UpstreamError('the upstream stream ended before it was complete', { status: 502, reason: 'connection_error' });
+    }
+    completed = true;
+  } finally {
+    onEnd();
+    if (!completed) {
+      // The client went away (return()) or the stream failed: stop reading upstream.
+      control.abort();
+      res.body.destroy();
+    }
+    control.dispose();
+  }
+}
+
+/** The data of each SSE event of an answer body, in order; undici's failures as our errors. */
+async function* sseEvents(res: Dispatcher.ResponseData, control: AttemptControl, parser: SseParser): AsyncGenerator<string> {
+  try {
+    for await (const piece of res.body) yield* parser.push(piece as Buffer);
+  } catch (err) {
+    throw control.toError(err, 'body');
+  }
+  yield* parser.end();
 }
 
 function invalidResponse(message: string): UpstreamError {

@@ -3,6 +3,7 @@
 // printed as bytes per request by allocating function. Young-generation churn is what the
 // scavenger pays for, and a live-heap snapshot cannot show it.
 //   node bench/allocations.mjs [--only off|on|floor] [--rate 1000] [--seconds 3] [--top 30] [--promoted]
+//                              [--target json|stream]   (what each request is; default json)
 // --promoted: only what was promoted to the old generation (or allocated there): objects that
 // scavenges collected are left out, and two scavenges run before the profile is read, so what is
 // still young and alive at the end is promoted with the rest (the few requests then in flight).
@@ -21,6 +22,7 @@ const RATE = Number(option('rate', 1000));
 const SECONDS = Number(option('seconds', 3));
 const TOP = Number(option('top', 30));
 const PROMOTED = process.argv.includes('--promoted');
+const TARGET = option('target', 'json');
 
 const emulator = await start('child.mjs', ['emulator']);
 const sink = await start('child.mjs', ['sink']);
@@ -28,10 +30,10 @@ const p =
   WHICH === 'floor'
     ? await startFloor(emulator.url)
     : await startSidegate(emulator.url, WHICH === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_SDK_DISABLED: 'true' });
-await maxThroughput({ target: p.json, seconds: 2 });
+await maxThroughput({ target: p[TARGET], seconds: 2 });
 const file = new URL(`./results/alloc-${WHICH}.json`, import.meta.url).pathname;
 await ask(p.child, 'allocprof', { action: 'start', promotedOnly: PROMOTED });
-const [result] = await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
+const [result] = await fixedRate({ targets: [p[TARGET]], ratePerSecond: RATE, seconds: SECONDS });
 await ask(p.child, 'allocprof', { action: 'stop', file, promotedOnly: PROMOTED });
 for (const c of [p.child, emulator.child, sink.child]) c.kill('SIGTERM');
 
@@ -46,7 +48,7 @@ const walk = (node) => {
   for (const child of node.children) walk(child);
 };
 walk(JSON.parse(readFileSync(file, 'utf8')).head);
-console.log(`${WHICH}: ${requests} requests at ${RATE} req/s, ${(total / requests / 1024).toFixed(1)} KiB ${PROMOTED ? 'promoted to the old generation' : 'allocated'} per request (sampled every 1 KiB)`);
+console.log(`${WHICH}: ${requests} ${TARGET} requests at ${RATE} req/s, ${(total / requests / 1024).toFixed(1)} KiB ${PROMOTED ? 'promoted to the old generation' : 'allocated'} per request (sampled every 1 KiB)`);
 for (const [key, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
   console.log(`${String(Math.round(size / requests)).padStart(7)} B/req  ${key}`);
 }

@@ -11,6 +11,9 @@
 //                                                                  "base-off", each run from the
 //                                                                  build in DIR, e.g. another
 //                                                                  commit's dist/ built elsewhere)
+//                          [--alone]   (each participant served alone in turn, the order rotating
+//                                      each round, instead of interleaved: for the tail, p99 and
+//                                      p99.9, which another participant's pauses would move)
 // Needs `npm run build` first.
 import { fixedRate, maxThroughput, summarize } from './load.mjs';
 import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
@@ -29,6 +32,7 @@ const ONLY = option('only', 'floor,off,on').split(',');
 if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
 if (ENV && !ONLY.includes('env')) ONLY.push('env');
 const BASELINE = option('baseline', undefined);
+const ALONE = args.includes('--alone');
 if (BASELINE) for (const key of ['base', 'base-off']) if (!ONLY.includes(key)) ONLY.push(key);
 
 const sink = await start('child.mjs', ['sink']);
@@ -51,28 +55,40 @@ for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
 const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], errors: 0 }));
+function add(i, cpu, result) {
+  acc[i].cpu += cpu;
+  acc[i].requests += result.latencies.length + result.errors;
+  acc[i].latencies.push(...result.latencies);
+  acc[i].errors += result.errors;
+}
 for (let r = 0; r < ROUNDS; r++) {
   // rotate who goes first in the interleaving, so no one is always first after a pause
   const order = parts.map((_, i) => (i + r) % parts.length);
+  if (ALONE) {
+    for (const i of order) {
+      const before = cpuMs(parts[i].pid);
+      const [result] = await fixedRate({ targets: [parts[i].json], ratePerSecond: RATE, seconds: SECONDS });
+      add(i, cpuMs(parts[i].pid) - before, result);
+    }
+    continue;
+  }
   const before = parts.map((p) => cpuMs(p.pid));
   const results = await fixedRate({ targets: order.map((i) => parts[i].json), ratePerSecond: RATE * parts.length, seconds: SECONDS });
-  order.forEach((i, j) => {
-    acc[i].cpu += cpuMs(parts[i].pid) - before[i];
-    acc[i].requests += results[j].latencies.length + results[j].errors;
-    acc[i].latencies.push(...results[j].latencies);
-    acc[i].errors += results[j].errors;
-  });
+  order.forEach((i, j) => add(i, cpuMs(parts[i].pid) - before[i], results[j]));
 }
 const base = acc[parts.findIndex((p) => p.key === 'floor')];
 const out = {};
-console.log(`${RATE} req/s each, ${parts.length} participants interleaved, ${ROUNDS}×${SECONDS} s${FLAGS ? `; flags: ${FLAGS.join(' ')}` : ''}${ENV ? `; env: ${option('env')}` : ''}`);
+console.log(`${RATE} req/s each, ${parts.length} participants ${ALONE ? 'each alone in turn' : 'interleaved'}, ${ROUNDS}×${SECONDS} s${FLAGS ? `; flags: ${FLAGS.join(' ')}` : ''}${ENV ? `; env: ${option('env')}` : ''}`);
 parts.forEach((p, i) => {
   const a = acc[i];
   const us = (a.cpu * 1000) / a.requests;
   const s = summarize(a.latencies);
-  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), errors: a.errors };
+  const sorted = Float64Array.from(a.latencies).sort();
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] / 1000;
+  const p999 = at(0.999);
+  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors };
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
-  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)} ms, p99 ${round(s.p99_ms, 2)} ms, errors ${a.errors}`);
+  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(0.9), 2)}, p95 ${round(at(0.95), 2)}, p98 ${round(at(0.98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms, errors ${a.errors}`);
   p.child.kill('SIGTERM');
 });
 console.log(JSON.stringify(out));

@@ -15,7 +15,7 @@
 //                                      each round, instead of interleaved: for the tail, p99 and
 //                                      p99.9, which another participant's pauses would move)
 // Needs `npm run build` first.
-import { fixedRate, maxThroughput, summarize } from './load.mjs';
+import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
 import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
@@ -84,11 +84,11 @@ parts.forEach((p, i) => {
   const us = (a.cpu * 1000) / a.requests;
   const s = summarize(a.latencies);
   const sorted = Float64Array.from(a.latencies).sort();
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] / 1000;
-  const p999 = at(0.999);
+  const at = (p) => percentile(sorted, p) / 1000;
+  const p999 = at(99.9);
   out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors };
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
-  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(0.9), 2)}, p95 ${round(at(0.95), 2)}, p98 ${round(at(0.98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms, errors ${a.errors}`);
+  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms, errors ${a.errors}`);
   p.child.kill('SIGTERM');
 });
 console.log(JSON.stringify(out));

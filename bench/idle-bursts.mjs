@@ -12,7 +12,7 @@
 //                                                --trace-opt --trace-deopt", marked at each gap and burst)
 // Needs `npm run build` first.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { fixedRate, runCount, summarize } from './load.mjs';
+import { fixedRate, runCount, runIn, summarize } from './load.mjs';
 import { cpuMs, sleep, start, startFloor, startSidegate, TICK_MS } from './processes.mjs';
 
 const args = process.argv.slice(2);
@@ -60,8 +60,7 @@ for (let i = 0; i < BURSTS; i++) {
   const idleCpu = cpuMs(p.pid) - idleFrom;
   if (RUN_IN > 0) {
     mark(`run-in ${i}`);
-    await runCount(p[TARGET], RUN_IN);
-    await sleep(1000);
+    await runIn(p[TARGET], RUN_IN);
   }
   mark(`burst ${i}`);
   const before = stat();

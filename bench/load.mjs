@@ -1,4 +1,5 @@
 // Load generation over undici keep-alive pools. Latencies in microseconds.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 
 // A request that takes longer than this has failed; it keeps a stalled participant from stalling the run.
@@ -147,6 +148,17 @@ export async function maxThroughput({ target, seconds, concurrency = 32 }) {
   const elapsed = (performance.now() - began) / 1000;
   await pool.close();
   return { rps: result.latencies.length / elapsed, ok: result.latencies.length, errors: result.errors, ...summarize(result.latencies) };
+}
+
+/**
+ * `npm run bench`'s run-in before a measured segment: `n` requests that are not measured, then a
+ * pause, so the segment holds neither an idle process's re-tiering nor the run-in's own spans and
+ * garbage (docs/performance.md, "Issue 25, third round").
+ */
+export const SETTLE_MS = 1000;
+export async function runIn(target, n) {
+  await runCount(target, n);
+  await sleep(SETTLE_MS);
 }
 
 /** `n` requests over `concurrency` connections, back to back. */

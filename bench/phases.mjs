@@ -9,8 +9,8 @@
 //        [--floor] [--stream] [--rate 200] [--seconds 5]     (tracing off; TRACING=on for on)
 // Needs `npm run build` first.
 import dc from 'node:diagnostics_channel';
-import { fixedRate, runCount } from './load.mjs';
-import { chatBody, chatStreamBody, GATEWAY_KEY, sidegateHeaders, sleep, start } from './processes.mjs';
+import { fixedRate, runIn } from './load.mjs';
+import { chatBody, chatStreamBody, GATEWAY_KEY, sidegateHeaders, start } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -86,8 +86,7 @@ dc.subscribe('http.server.response.finish', ({ response }) => {
 });
 
 const target = { origin: url, path: '/v1/chat/completions', headers: FLOOR ? { 'content-type': 'application/json' } : sidegateHeaders, body: STREAM ? chatStreamBody : chatBody };
-await runCount(target, 3000);
-await sleep(1000);
+await runIn(target, 3000);
 recording = true;
 const [result] = await fixedRate({ targets: [target], ratePerSecond: RATE, seconds: SECONDS });
 recording = false;

@@ -31,7 +31,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { SHIPPED_NODE_FLAGS } from '../scripts/shipped-node-flags.mjs';
-import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, summarize } from './load.mjs';
+import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, runIn, SETTLE_MS, summarize } from './load.mjs';
 import {
   ask,
   cpuMs,
@@ -147,15 +147,12 @@ async function enqueue(emulatorUrl, replies) {
 // maps died ("weak objects": 138 functions in sidegate), which then re-tiers over the next few
 // thousand requests at up to twice the CPU (docs/performance.md, "Issue 25, third round"). A
 // steady rate never idles that long, so each segment starts after a run-in of requests that are
-// not measured, then a second's pause (the run-in's spans and garbage are not the segment's, and a
-// second is well under the 8 s V8's memory reducer waits); the same for every participant.
+// not measured, then a second's pause (load.mjs `runIn`: the run-in's spans and garbage are not the
+// segment's, and a second is well under the 8 s V8's memory reducer waits); the same for every
+// participant.
 const RUN_IN = 3000;
 const PEER_RUN_IN = 500;
-const SETTLE_MS = 1000;
-async function runIn(key, target) {
-  await runCount(target, key === 'peer' ? PEER_RUN_IN : RUN_IN);
-  await sleep(SETTLE_MS);
-}
+const runInFor = (key, target) => runIn(target, key === 'peer' ? PEER_RUN_IN : RUN_IN);
 
 /** CPU milliseconds spent on `requests` requests, as whole microseconds per request. */
 const usPerRequest = (ms, requests) => Math.round((ms * 1000) / Math.max(1, requests));
@@ -272,7 +269,7 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? keys : [...keys].reverse();
       for (const k of order) {
-        await runIn(k, parts[k].json);
+        await runInFor(k, parts[k].json);
         const { result, cpu, probe } = await measured(parts[k], () => fixedRate({ targets: [parts[k].json], ratePerSecond: rate, seconds: SECONDS }));
         acc[k].latencies.push(...result[0].latencies);
         acc[k].errors += result[0].errors;
@@ -318,7 +315,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? streamers : [...streamers].reverse();
     for (const k of order) {
-      await runIn(k, parts[k].stream);
+      await runInFor(k, parts[k].stream);
       const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [parts[k].stream], ratePerSecond: STREAM_RATE, seconds: SECONDS }));
       sacc[k].ttfbs.push(...result[0].ttfbs);
       sacc[k].latencies.push(...result[0].latencies);
@@ -353,7 +350,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? pacers : [...pacers].reverse();
     for (const k of order) {
-      await runIn(k, parts[k].stream);
+      await runInFor(k, parts[k].stream);
       await enqueue(emulator.url, Array.from({ length: paced }, (_, i) => pacedStreamReply(PACE_CHUNKS, PACE_MS, i)));
       const { result, cpu } = await measured(parts[k], () => fixedRate({ targets: [{ ...parts[k].stream, paced: true }], ratePerSecond: PACE_RATE, seconds: SECONDS }));
       await resetEmulator(emulator.url);
@@ -384,7 +381,7 @@ async function main() {
   // Closed loop, 32 connections: the most each participant serves, and its CPU per request there.
   report.max = {};
   for (const k of keys) {
-    await runIn(k, parts[k].json);
+    await runInFor(k, parts[k].json);
     const { result, cpu, probe } = await measured(parts[k], () => maxThroughput({ target: parts[k].json, seconds: SECONDS }));
     report.max[k] = { ...result, rps: Math.round(result.rps), cpu_per_request_us: usPerRequest(cpu, result.ok + result.errors), ...(probe ? { probe } : {}) };
   }

@@ -166,10 +166,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       return chunk;
     };
 
-    const onEnd = (): void => {
-      outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
-    };
-    return { status: 200, chunks: openAIChunks(res, control, handle, () => finishReasons.size > 0, onEnd, options.maxEventBytes), outcome: () => outcome };
+    return { status: 200, chunks: openAIChunks(res, control, handle, finishReasons, outcome, options.maxEventBytes), outcome: () => outcome };
   }
 
   return scrubProviderErrors({
@@ -186,7 +183,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
 
 /**
  * The chunks of one OpenAI-compatible stream: each SSE event through `handle` (undefined: dropped,
- * `'done'`: the `[DONE]` marker). At module level, as the Gemini provider's `geminiChunks` and for
+ * `'done'`: the `[DONE]` marker), which fills `finishReasons`; they go into `outcome` in index
+ * order when the stream ends, however it ends. At module level, as the Gemini provider's `geminiChunks` and for
  * the same reason: a generator function created per call keeps each stream's whole object graph
  * alive through every scavenge (its own initial map, in the old generation, points back to it).
  */
@@ -194,8 +192,8 @@ async function* openAIChunks(
   res: Dispatcher.ResponseData,
   control: AttemptControl,
   handle: (payload: string) => ChatCompletionChunk | 'done' | undefined,
-  sawFinishReason: () => boolean,
-  onEnd: () => void,
+  finishReasons: ReadonlyMap<number, string>,
+  outcome: CallOutcome,
   maxEventBytes: number | undefined,
 ): AsyncGenerator<ChatCompletionChunk> {
   const parser = new SseParser({ maxEventBytes });
@@ -210,12 +208,12 @@ async function* openAIChunks(
       }
       if (result !== undefined) yield result;
     }
-    if (!done && !sawFinishReason()) {
+    if (!done && finishReasons.size === 0) {
       throw new UpstreamError('the upstream stream ended before it was complete', { status: 502, reason: 'connection_error' });
     }
     completed = true;
   } finally {
-    onEnd();
+    outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
     if (!completed) {
       // The client went away (return()) or the stream failed: stop reading upstream.
       control.abort();

@@ -31,7 +31,8 @@ function exporterOptions(signal: OtlpSignalConfig) {
   };
 }
 
-export function createTraceExporter(signal: OtlpSignalConfig): SpanExporter {
+/** `backlog`: spans waiting in the batch processor's queue, for the protobuf exporter's slicing. */
+export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => number): SpanExporter {
   const options = exporterOptions(signal);
   switch (signal.protocol) {
     case 'grpc': {
@@ -46,8 +47,8 @@ export function createTraceExporter(signal: OtlpSignalConfig): SpanExporter {
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to
-      // the event loop and sent in one POST (sliced-protobuf-trace-exporter.ts).
-      return new SlicedProtobufTraceExporter(options, EXPORT_SLICE_SPANS);
+      // the event loop (unless a full batch waits behind) and sent in one POST (sliced-protobuf-trace-exporter.ts).
+      return new SlicedProtobufTraceExporter(options, EXPORT_SLICE_SPANS, backlog);
   }
 }
 

@@ -88,13 +88,18 @@ export class QueueGuard implements SpanProcessor {
 
   constructor(
     private readonly inner: SpanProcessor,
-    exporter: CountingExporter,
+    private readonly exporter: CountingExporter,
     private readonly maxQueueSize: number,
     private readonly drops: DropSink,
   ) {
     exporter.onBatchTaken = (count) => {
       this.#queued = Math.max(0, this.#queued - count);
     };
+  }
+
+  /** Spans in the processor's queue, not yet taken by an export. */
+  get queued(): number {
+    return this.#queued;
   }
 
   onStart(span: Span, parentContext: Context): void {
@@ -112,8 +117,10 @@ export class QueueGuard implements SpanProcessor {
     this.inner.onEnd(span);
   }
 
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush();
+  /** The batch processor's flush exports what is queued but not an export already under way: the exporter's flush waits for that. */
+  async forceFlush(): Promise<void> {
+    await this.inner.forceFlush();
+    await this.exporter.forceFlush();
   }
 
   shutdown(): Promise<void> {

@@ -15,12 +15,15 @@ export interface OtlpSpanPipeline {
 }
 
 export function createOtlpSpanPipeline(signal: OtlpSignalConfig, bsp: OtelConfig['bsp'], drops: DropSink): OtlpSpanPipeline {
-  const exporter = new CountingExporter(createTraceExporter(signal), drops);
+  // The guard counts the spans queued behind the batch being exported; the exporter reads it.
+  let guard: QueueGuard | undefined;
+  const exporter = new CountingExporter(createTraceExporter(signal, () => guard?.queued ?? 0), drops);
   const batch = new BatchSpanProcessor(exporter, {
     scheduledDelayMillis: bsp.scheduledDelayMillis,
     exportTimeoutMillis: bsp.exportTimeoutMillis,
     maxQueueSize: bsp.maxQueueSize,
     maxExportBatchSize: Math.min(bsp.maxExportBatchSize, bsp.maxQueueSize),
   });
-  return { processor: new QueueGuard(batch, exporter, bsp.maxQueueSize, drops), exporter };
+  guard = new QueueGuard(batch, exporter, bsp.maxQueueSize, drops);
+  return { processor: guard, exporter };
 }

@@ -108,6 +108,21 @@ describe('SlicedProtobufTraceExporter', () => {
     await exporter.shutdown();
   });
 
+  it('serialises the rest of a batch at once while a full batch waits behind it in the processor’s queue', async () => {
+    const { url, bodies } = await receiver();
+    let backlog = 0;
+    const exporter = new SlicedProtobufTraceExporter({ url }, 8, () => backlog);
+    const spans = finishedSpans(20);
+    backlog = 20;
+    await exportAll(exporter, spans);
+    expect(readRequest(bodies[0]!).map((r) => r.names.length)).toStrictEqual([20]);
+    // Checked before each slice: once the queue is short again, slices resume.
+    backlog = 19;
+    await exportAll(exporter, spans);
+    expect(readRequest(bodies[1]!).map((r) => r.names.length)).toStrictEqual([8, 8, 4]);
+    await exporter.shutdown();
+  });
+
   it('forceFlush and shutdown wait for a batch still being serialised (the batch processor relies on it at shutdown)', async () => {
     const { url, bodies } = await receiver();
     const exporter = new SlicedProtobufTraceExporter({ url }, 2);

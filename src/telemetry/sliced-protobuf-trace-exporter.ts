@@ -8,6 +8,12 @@
  * slice as its own export instead costs a POST per slice (about 100 µs of CPU each here, measured
  * with bench/export-pause.mjs), so the slices are joined into one request body.
  *
+ * Unless the processor is behind: when another full batch is already waiting in its queue, the
+ * rest of the batch is serialised at once. Slices of 8 cap export at 8 spans per turn of the event
+ * loop, and at saturation a turn ends more spans than that: the queue filled, one span in five was
+ * dropped at the bench's max throughput, and every queued span lived long enough to be promoted to
+ * V8's old generation (docs/performance.md, "Issue 25, fifth round").
+ *
  * Nothing here encodes OTLP: every byte comes from the SDK's `ProtobufTraceSerializer`, and the
  * POST goes through the SDK's own HTTP export delegate, built exactly as `OTLPTraceExporter`
  * builds it (the same options, environment, retries, timeout, compression and concurrency limit).
@@ -42,6 +48,8 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
     /** What `OTLPTraceExporter` takes (create-otlp-exporters.ts builds the same for both). */
     options: OTLPExporterNodeConfigBase,
     private readonly sliceSize: number,
+    /** Spans waiting in the batch processor's queue behind the batch being exported. */
+    private readonly backlog: () => number = () => 0,
   ) {
     // CommonJS packages, loaded synchronously as create-otlp-exporters.ts loads the exporters.
     const { ProtobufTraceSerializer } = requireSdk('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
@@ -72,14 +80,14 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
     void handedOn.then(() => this.#serialising.delete(handedOn));
   }
 
-  /** The SDK's serialisation of `spans`, `sliceSize` spans per macrotask, joined. */
+  /** The SDK's serialisation of `spans`, `sliceSize` spans per macrotask (all the rest while a full batch waits behind), joined. */
   #serialiseInSlices(spans: ReadableSpan[]): Promise<Uint8Array> {
-    const size = Math.max(1, this.sliceSize);
     return new Promise((resolve, reject) => {
       const parts: Uint8Array[] = [];
       let bytes = 0;
       let from = 0;
       const next = (): void => {
+        const size = this.backlog() >= spans.length ? spans.length - from : Math.max(1, this.sliceSize);
         try {
           const part = this.#serialise(spans.slice(from, from + size));
           if (part !== undefined) {

@@ -2,8 +2,10 @@
 // collected or not (probe.mjs `allocprof`), over one fixed-rate segment of one participant,
 // printed as bytes per request by allocating function. Young-generation churn is what the
 // scavenger pays for, and a live-heap snapshot cannot show it.
-//   node bench/allocations.mjs [--only off|on|floor] [--rate 1000] [--seconds 3] [--top 30] [--promoted]
+//   node bench/allocations.mjs [--only off|on|floor] [--rate 1000|max] [--seconds 3] [--top 30] [--promoted]
 //                              [--target json|stream]   (what each request is; default json)
+//                              [--env K=V,K=V]          (more environment for sidegate, e.g. OTEL_TRACES_EXPORTER=none)
+// --rate max: the bench's max-throughput segment (32 connections, closed loop).
 // --promoted: only what was promoted to the old generation (or allocated there): objects that
 // scavenges collected are left out, and two scavenges run before the profile is read, so what is
 // still young and alive at the end is promoted with the rest (the few requests then in flight).
@@ -18,7 +20,8 @@ const option = (name, fallback) => {
   return i === -1 ? fallback : args[i + 1];
 };
 const WHICH = option('only', 'off');
-const RATE = Number(option('rate', 1000));
+const RATE = option('rate', '1000') === 'max' ? 'max' : Number(option('rate', 1000));
+const ENV = Object.fromEntries((option('env', '') || '').split(',').filter(Boolean).map((kv) => kv.split('=')));
 const SECONDS = Number(option('seconds', 3));
 const TOP = Number(option('top', 30));
 const PROMOTED = process.argv.includes('--promoted');
@@ -29,15 +32,17 @@ const sink = await start('child.mjs', ['sink']);
 const p =
   WHICH === 'floor'
     ? await startFloor(emulator.url)
-    : await startSidegate(emulator.url, WHICH === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_SDK_DISABLED: 'true' });
+    : await startSidegate(emulator.url, { ...(WHICH === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_SDK_DISABLED: 'true' }), ...ENV });
 await maxThroughput({ target: p[TARGET], seconds: 2 });
 const file = new URL(`./results/alloc-${WHICH}.json`, import.meta.url).pathname;
 await ask(p.child, 'allocprof', { action: 'start', promotedOnly: PROMOTED });
-const [result] = await fixedRate({ targets: [p[TARGET]], ratePerSecond: RATE, seconds: SECONDS });
+const requests =
+  RATE === 'max'
+    ? (await maxThroughput({ target: p[TARGET], seconds: SECONDS })).ok
+    : (await fixedRate({ targets: [p[TARGET]], ratePerSecond: RATE, seconds: SECONDS }))[0].latencies.length;
 await ask(p.child, 'allocprof', { action: 'stop', file, promotedOnly: PROMOTED });
 for (const c of [p.child, emulator.child, sink.child]) c.kill('SIGTERM');
 
-const requests = result.latencies.length;
 const bytes = new Map();
 let total = 0;
 const walk = (node) => {

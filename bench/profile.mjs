@@ -3,7 +3,7 @@
 // (perf_hooks.monitorEventLoopDelay, 1 ms resolution) and GC pauses (PerformanceObserver 'gc') are
 // recorded; CPU per request is read from /proc. Prints a summary per participant grouped by
 // package, and writes DIR/<participant>.cpuprofile (open in Chrome DevTools) and DIR/summary.json.
-//   node bench/profile.mjs [--rate 1000] [--seconds 10] [--out DIR] [--only floor,on,off]
+//   node bench/profile.mjs [--rate 1000|max] [--seconds 10] [--out DIR] [--only floor,on,off]
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 // Needs `npm run build` first. Profiling costs CPU of its own (sampling every 250 µs): compare
@@ -19,7 +19,8 @@ const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i === -1 ? fallback : args[i + 1];
 };
-const RATE = Number(option('rate', 1000));
+// `--rate max`: the bench's max-throughput segment (32 connections, closed loop) instead of a fixed rate
+const RATE = option('rate', '1000') === 'max' ? 'max' : Number(option('rate', 1000));
 const SECONDS = Number(option('seconds', 10));
 const OUT = resolve(option('out', 'bench/results/profile'));
 const FLAGS = option('flags', undefined)?.split(' ').filter(Boolean);
@@ -53,13 +54,16 @@ for (const key of ONLY) {
   const file = join(OUT, `${name}.cpuprofile`);
   await ask(p.child, 'cpuprof', { action: 'start' });
   const before = cpuMs(p.pid);
-  const [result] = await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
+  const result =
+    RATE === 'max'
+      ? await maxThroughput({ target: p.json, seconds: SECONDS })
+      : (await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS }))[0];
   const cpu = cpuMs(p.pid) - before;
   await ask(p.child, 'cpuprof', { action: 'stop', file });
   const probed = await ask(p.child, 'probe');
   p.child.kill('SIGTERM');
-  const requests = result.latencies.length + result.errors;
-  const latency = summarize(result.latencies);
+  const requests = RATE === 'max' ? result.ok + result.errors : result.latencies.length + result.errors;
+  const latency = RATE === 'max' ? result : summarize(result.latencies);
   const gcMs = Object.values(probed.gc).reduce((sum, k) => sum + k.ms, 0);
   const profile = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')));
   summary.participants[name] = {
@@ -76,7 +80,7 @@ for (const key of ONLY) {
     top_functions_us_per_request: Object.fromEntries(profile.functions.slice(0, 30).map(([f, us]) => [f, round(us / requests, 1)])),
   };
   const s = summary.participants[name];
-  console.log(`\n== ${name}: ${requests} requests at ${RATE} req/s; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
+  console.log(`\n== ${name}: ${requests} requests at ${RATE === 'max' ? `max (${Math.round(result.rps)}` : RATE} req/s${RATE === 'max' ? ')' : ''}; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
   console.log(`event-loop delay (ms): p50 ${s.event_loop_delay_ms.p50}, p99 ${s.event_loop_delay_ms.p99}, max ${s.event_loop_delay_ms.max}`);
   console.log(`GC: ${Object.entries(s.gc).map(([k, v]) => `${k} ${v.count}× ${round(v.ms, 1)} ms (max ${round(v.max_ms, 2)})`).join(', ')} → ${s.gc_us_per_request} µs/req`);
   printSummary(name, profile, requests, 20);

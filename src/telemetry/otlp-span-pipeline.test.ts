@@ -44,8 +44,8 @@ describe('createOtlpSpanPipeline (the default: BatchSpanProcessor, sliced protob
     let exported = 0;
     pipeline.exporter.onExported = (count) => (exported += count);
     const tracer = new BasicTracerProvider({ spanProcessors: [pipeline.processor] }).getTracer('t');
-    // 600 turns of 2 ms, 16 spans each: twice what slices of 8 (one slice a turn) export. Before
-    // the exporter read the queue's backlog, the queue filled and about 2,700 of these were dropped.
+    // 600 turns of 2 ms, 16 spans each: twice what fixed slices of 8 (one slice a turn) export.
+    // With those the queue fills, spans are dropped and the last flush is refused.
     for (let turn = 0; turn < 600; turn += 1) {
       for (let i = 0; i < 16; i += 1) tracer.startSpan(`span ${turn}.${i}`).end();
       busy(2);

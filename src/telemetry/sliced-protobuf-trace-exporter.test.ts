@@ -108,18 +108,20 @@ describe('SlicedProtobufTraceExporter', () => {
     await exporter.shutdown();
   });
 
-  it('serialises the rest of a batch at once while a full batch waits behind it in the processor’s queue', async () => {
+  it('grows its slices to a quarter of the backlog queued behind the batch, never below the slice size', async () => {
     const { url, bodies } = await receiver();
-    let backlog = 0;
+    let backlog = 80;
     const exporter = new SlicedProtobufTraceExporter({ url }, 8, () => backlog);
     const spans = finishedSpans(20);
-    backlog = 20;
     await exportAll(exporter, spans);
     expect(readRequest(bodies[0]!).map((r) => r.names.length)).toStrictEqual([20]);
-    // Checked before each slice: once the queue is short again, slices resume.
-    backlog = 19;
+    backlog = 40;
     await exportAll(exporter, spans);
-    expect(readRequest(bodies[1]!).map((r) => r.names.length)).toStrictEqual([8, 8, 4]);
+    expect(readRequest(bodies[1]!).map((r) => r.names.length)).toStrictEqual([10, 10]);
+    backlog = 31;
+    await exportAll(exporter, spans);
+    expect(readRequest(bodies[2]!).map((r) => r.names.length)).toStrictEqual([8, 8, 4]);
+    expect(readRequest(bodies[2]!).flatMap((r) => r.names)).toStrictEqual(spans.map((s) => s.name));
     await exporter.shutdown();
   });
 

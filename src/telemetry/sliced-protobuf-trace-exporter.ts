@@ -8,11 +8,12 @@
  * slice as its own export instead costs a POST per slice (about 100 µs of CPU each here, measured
  * with bench/export-pause.mjs), so the slices are joined into one request body.
  *
- * Unless the processor is behind: when another full batch is already waiting in its queue, the
- * rest of the batch is serialised at once. Slices of 8 cap export at 8 spans per turn of the event
- * loop, and at saturation a turn ends more spans than that: the queue filled, one span in five was
- * dropped at the bench's max throughput, and every queued span lived long enough to be promoted to
- * V8's old generation (docs/performance.md, "Issue 25, fifth round").
+ * Slices grow with the processor's backlog: a quarter of the spans queued behind the batch, never
+ * fewer than `sliceSize`. Fixed slices of 8 cap export at 8 spans per turn of the event loop, and at
+ * saturation a turn ends more spans than that: the queue filled and more than half the spans were
+ * dropped at the bench's max throughput. In proportion, a short backlog (an export that waited on
+ * its POST) is still worked off in small slices, and a growing one in slices large enough to catch
+ * up (docs/performance.md, "Issue 25, fifth round").
  *
  * Nothing here encodes OTLP: every byte comes from the SDK's `ProtobufTraceSerializer`, and the
  * POST goes through the SDK's own HTTP export delegate, built exactly as `OTLPTraceExporter`
@@ -36,6 +37,9 @@ interface SerialisedBatch {
   bytes: Uint8Array;
   spans: number;
 }
+
+/** A slice is at least this share of the backlog: 4 works a queue off in about four turns. */
+const BACKLOG_SHARE = 4;
 
 /** `OTLPTraceExporter`'s component type (exporter-trace-otlp-proto's semconv.ts). */
 const COMPONENT_TYPE = 'otlp_http_span_exporter';
@@ -80,14 +84,14 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
     void handedOn.then(() => this.#serialising.delete(handedOn));
   }
 
-  /** The SDK's serialisation of `spans`, `sliceSize` spans per macrotask (all the rest while a full batch waits behind), joined. */
+  /** The SDK's serialisation of `spans`, a slice per macrotask, joined. */
   #serialiseInSlices(spans: ReadableSpan[]): Promise<Uint8Array> {
     return new Promise((resolve, reject) => {
       const parts: Uint8Array[] = [];
       let bytes = 0;
       let from = 0;
       const next = (): void => {
-        const size = this.backlog() >= spans.length ? spans.length - from : Math.max(1, this.sliceSize);
+        const size = Math.max(1, this.sliceSize, Math.ceil(this.backlog() / BACKLOG_SHARE));
         try {
           const part = this.#serialise(spans.slice(from, from + size));
           if (part !== undefined) {

@@ -2,7 +2,7 @@
 // requests interleaved one by one at a fixed rate each, so every one of them sees the same machine
 // conditions in the same window; CPU per request comes from /proc. Ratios within one run are what
 // to compare (the absolute figures move with the machine's load).
-//   node bench/compare.mjs [--rate 300] [--seconds 10] [--rounds 3] [--only floor,off,on]
+//   node bench/compare.mjs [--rate 300|max] [--seconds 10] [--rounds 3] [--only floor,off,on]
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 //                          [--env "NAME=value NAME2=value"]       (adds "env": sidegate, tracing
@@ -13,7 +13,9 @@
 //                                                                  commit's dist/ built elsewhere)
 //                          [--alone]   (each participant served alone in turn, the order rotating
 //                                      each round, instead of interleaved: for the tail, p99 and
-//                                      p99.9, which another participant's pauses would move)
+//                                      p99.9, which another participant's pauses would move;
+//                                      always so with --rate max, the bench's closed loop of 32
+//                                      connections, which prints each one's req/s too)
 // Needs `npm run build` first.
 import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
 import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
@@ -23,7 +25,8 @@ const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i === -1 ? fallback : args[i + 1];
 };
-const RATE = Number(option('rate', 300));
+const MAX = option('rate', '300') === 'max';
+const RATE = MAX ? 'max' : Number(option('rate', 300));
 const SECONDS = Number(option('seconds', 10));
 const ROUNDS = Number(option('rounds', 3));
 const FLAGS = option('flags', undefined)?.split(' ').filter(Boolean);
@@ -32,7 +35,7 @@ const ONLY = option('only', 'floor,off,on').split(',');
 if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
 if (ENV && !ONLY.includes('env')) ONLY.push('env');
 const BASELINE = option('baseline', undefined);
-const ALONE = args.includes('--alone');
+const ALONE = MAX || args.includes('--alone');
 if (BASELINE) for (const key of ['base', 'base-off']) if (!ONLY.includes(key)) ONLY.push(key);
 
 const sink = await start('child.mjs', ['sink']);
@@ -54,7 +57,7 @@ const parts = [];
 for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
-const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], errors: 0 }));
+const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], errors: 0, rps: [] }));
 function add(i, cpu, result) {
   acc[i].cpu += cpu;
   acc[i].requests += result.latencies.length + result.errors;
@@ -67,6 +70,14 @@ for (let r = 0; r < ROUNDS; r++) {
   if (ALONE) {
     for (const i of order) {
       const before = cpuMs(parts[i].pid);
+      if (MAX) {
+        const result = await maxThroughput({ target: parts[i].json, seconds: SECONDS });
+        acc[i].cpu += cpuMs(parts[i].pid) - before;
+        acc[i].requests += result.ok + result.errors;
+        acc[i].errors += result.errors;
+        acc[i].rps.push(Math.round(result.rps));
+        continue;
+      }
       const [result] = await fixedRate({ targets: [parts[i].json], ratePerSecond: RATE, seconds: SECONDS });
       add(i, cpuMs(parts[i].pid) - before, result);
     }
@@ -88,6 +99,12 @@ parts.forEach((p, i) => {
   const p999 = at(99.9);
   out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors };
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
+  if (MAX) {
+    out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors };
+    console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, req/s by round ${a.rps.join(', ')}, errors ${a.errors}`);
+    p.child.kill('SIGTERM');
+    return;
+  }
   console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms, errors ${a.errors}`);
   p.child.kill('SIGTERM');
 });

@@ -13,9 +13,10 @@ import type { OtlpSignalConfig } from './read-otel-config.js';
 import { SlicedProtobufTraceExporter } from './sliced-protobuf-trace-exporter.js';
 
 /**
- * Spans serialised per macrotask, at least (more while a backlog builds: sliced-protobuf-trace-exporter.ts). bench/export-pause.mjs (2,000 requests/s, a batch of 64 spans per
- * 32 requests): the CPU between two requests at p99 went from 1,074 µs (the whole batch at once)
- * to 555 µs in slices of 16 and 504 µs in slices of 8, CPU per request unchanged (102 / 95 / 94 µs).
+ * Spans serialised per macrotask, at least: more while a backlog builds (sliced-protobuf-trace-
+ * exporter.ts). bench/export-pause.mjs (2,000 requests/s, a batch of 64 spans per 32 requests): the
+ * CPU between two requests at p99 went from 1,074 µs (the whole batch at once) to 555 µs in slices
+ * of 16 and 504 µs in slices of 8, CPU per request unchanged (102 / 95 / 94 µs).
  */
 export const EXPORT_SLICE_SPANS = 8;
 
@@ -47,7 +48,7 @@ export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => nu
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to
-      // the event loop (unless a full batch waits behind) and sent in one POST (sliced-protobuf-trace-exporter.ts).
+      // the event loop (larger while a backlog builds) and sent in one POST (sliced-protobuf-trace-exporter.ts).
       return new SlicedProtobufTraceExporter(options, EXPORT_SLICE_SPANS, backlog);
   }
 }

@@ -80,7 +80,8 @@ for (const key of ONLY) {
     top_functions_us_per_request: Object.fromEntries(profile.functions.slice(0, 30).map(([f, us]) => [f, round(us / requests, 1)])),
   };
   const s = summary.participants[name];
-  console.log(`\n== ${name}: ${requests} requests at ${RATE === 'max' ? `max (${Math.round(result.rps)}` : RATE} req/s${RATE === 'max' ? ')' : ''}; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
+  const rate = RATE === 'max' ? `max (${Math.round(result.rps)} req/s)` : `${RATE} req/s`;
+  console.log(`\n== ${name}: ${requests} requests at ${rate}; p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms; CPU ${s.cpu_per_request_us} µs/req (/proc, whole process)`);
   console.log(`event-loop delay (ms): p50 ${s.event_loop_delay_ms.p50}, p99 ${s.event_loop_delay_ms.p99}, max ${s.event_loop_delay_ms.max}`);
   console.log(`GC: ${Object.entries(s.gc).map(([k, v]) => `${k} ${v.count}× ${round(v.ms, 1)} ms (max ${round(v.max_ms, 2)})`).join(', ')} → ${s.gc_us_per_request} µs/req`);
   printSummary(name, profile, requests, 20);

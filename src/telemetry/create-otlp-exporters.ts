@@ -48,7 +48,8 @@ export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => nu
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to
-      // the event loop (larger while a backlog builds) and sent in one POST (sliced-protobuf-trace-exporter.ts).
+      // the event loop (larger while a backlog builds) and sent in one POST
+      // (sliced-protobuf-trace-exporter.ts).
       return new SlicedProtobufTraceExporter(options, EXPORT_SLICE_SPANS, backlog);
   }
 }

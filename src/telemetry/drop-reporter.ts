@@ -117,7 +117,10 @@ export class QueueGuard implements SpanProcessor {
     this.inner.onEnd(span);
   }
 
-  /** The batch processor's flush exports what is queued but not an export already under way: the exporter's flush waits for that. */
+  /**
+   * The batch processor's flush exports what is queued but does not wait for an export already
+   * under way: the exporter's flush does.
+   */
   async forceFlush(): Promise<void> {
     await this.inner.forceFlush();
     await this.exporter.forceFlush();

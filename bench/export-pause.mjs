@@ -2,7 +2,7 @@
 // runs the `telemetry` piece of components.mjs (a request span, an attempt span, their metrics,
 // exported over OTLP/HTTP protobuf to a live receiver in another process) once per macrotask, back
 // to back, in its own fresh process, arms alternating over rounds. Between two requests the event
-// loop runs whatever else is due: the spans' ending work (after-answer.ts), the batch processor's
+// loop runs whatever else is due: the spans' deferred work (off-path.ts), the batch processor's
 // export when a batch fills (serialisation and POST) and I/O. The figures are the gap between the
 // start of one request's macrotask and the next one's, in wall time (its p50 is the ordinary turn,
 // its p99 and max the pauses a request waits behind; on a busy machine preemption is in it too) and

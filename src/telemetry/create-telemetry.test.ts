@@ -49,7 +49,7 @@ function setup(env: Record<string, string> = {}) {
     logger: (line) => lines.push(line),
     spanProcessorOverride: new SimpleSpanProcessor(exporter),
   });
-  // Spans do their ending work after the answer (after-answer.ts): flushed before they are read.
+  // Spans hand their work to the SDK off the request path (off-path.ts): flushed before they are read.
   const spans = async () => {
     await telemetry.forceFlush();
     return exporter.getFinishedSpans();

@@ -67,9 +67,11 @@ export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptS
     trace.setSpan(ROOT_CONTEXT, parent),
   );
   if (span.isRecording()) {
-    // After start, as the request span does (otel-request-span.ts): one check per attribute.
-    span.setAttributes(attributes);
-    span.setAttributes(requestAttributes);
+    // After start and off the request path, as the request span does (otel-request-span.ts).
+    kit.offPath.run(() => {
+      span.setAttributes(attributes);
+      span.setAttributes(requestAttributes);
+    });
   }
   return new OtelAttemptSpan(kit, span, start, address, port);
 }
@@ -102,23 +104,20 @@ export class OtelAttemptSpan implements AttemptSpan {
     if (this.#firstChunkAt !== undefined || this.#ended) return;
     this.#firstChunkAt = performance.now();
     const seconds = (this.#firstChunkAt - this.#startedAt) / 1000;
-    try {
+    // Recorded after the chunk is relayed: the client is waiting for it.
+    this.kit.offPath.run(() => {
       this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
       this.kit.instruments.timeToFirstChunk.record(seconds, this.metricAttributes(undefined, undefined));
-    } catch {
-      // never throw
-    }
+    });
   }
 
   requestWritten(queuedMs: number): void {
     if (this.#ended) return;
     const seconds = queuedMs / 1000;
-    try {
+    this.kit.offPath.run(() => {
       this.span.setAttribute(ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION, seconds);
       this.kit.instruments.upstreamQueue.record(seconds, { [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName });
-    } catch {
-      // never throw
-    }
+    });
   }
 
   end(result: AttemptEnd): void {
@@ -126,10 +125,10 @@ export class OtelAttemptSpan implements AttemptSpan {
     this.#ended = true;
     try {
       this.onEnd();
-      // The times now; the rest once the answer is written (after-answer.ts).
+      // The times now; the rest once the answer is written (off-path.ts).
       const endTime = hrTime();
       const seconds = (performance.now() - this.#startedAt) / 1000;
-      this.kit.afterAnswer.run(() => this.finish(result, endTime, seconds));
+      this.kit.offPath.run(() => this.finish(result, endTime, seconds));
     } catch {
       // never throw from end
     }

@@ -56,11 +56,12 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
   const parentContext = ids.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, ids.parent) : ROOT_CONTEXT;
   if (ids.parent === undefined) kit.ids.nextTraceId = ids.traceId;
   kit.ids.nextSpanId = ids.spanId;
+  const startTime = hrTime();
   let span: Span;
   try {
     span = kit.tracer.startSpan(
       ids.spanName ?? (start.model !== '' ? `${start.operation} ${start.model}` : start.operation),
-      { kind: SpanKind.SERVER, links, startTime: hrTime() },
+      { kind: SpanKind.SERVER, links, startTime },
       parentContext,
     );
   } finally {
@@ -69,24 +70,31 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
   }
   let requestAttributes: Attributes = {};
   if (span.isRecording()) {
+    if (start.chat !== undefined) requestAttributes = getRequestAttributes(start.chat);
+    // Built now, from the request as it arrived; handed to the SDK off the request path (off-path.ts):
+    // each `setAttributes` sanitises every value, work the upstream request need not wait for.
     // Set after start, not passed to `startSpan`: the SDK sanitises start attributes twice (copying
     // them each time) before the span checks each one again; no sampler we build reads them.
-    span.setAttributes(attributes);
-    if (start.chat !== undefined) {
-      requestAttributes = getRequestAttributes(start.chat);
-      span.setAttributes(requestAttributes);
-    }
-    if (start.attributes !== undefined) span.setAttributes(start.attributes as Attributes);
-    for (const [key, value] of Object.entries(metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
+    const extra = start.attributes as Attributes | undefined;
+    const metadataAttributes: Attributes = {};
+    for (const [key, value] of Object.entries(metadata)) metadataAttributes[`${METADATA_ATTRIBUTE_PREFIX}${key}`] = value;
+    let content: Attributes | undefined;
     if (kit.capture !== 'none' && (start.chat !== undefined || start.contentAttributes !== undefined)) {
-      const content: Attributes = Object.assign(
+      content = Object.assign(
         {},
         start.chat !== undefined ? getInputContentAttributes(start.chat.messages) : undefined,
         start.contentAttributes as Attributes | undefined,
       );
-      if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
-      if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
     }
+    kit.offPath.run(() => {
+      span.setAttributes(attributes);
+      span.setAttributes(requestAttributes);
+      if (extra !== undefined) span.setAttributes(extra);
+      span.setAttributes(metadataAttributes);
+      if (content === undefined) return;
+      if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
+      if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content, startTime);
+    });
   }
   return new OtelRequestSpan(kit, span, start.operation, start.model, requestAttributes);
 }
@@ -129,15 +137,18 @@ class OtelRequestSpan implements RequestSpan {
     try {
       const attrs = targetAttributes(skip);
       attrs[ATTR_GATEWAY_SKIP_REASON] = skip.reason;
-      // An event, not an attempt span: nothing was sent (DESIGN Decision 20).
-      if (this.span.isRecording()) {
-        this.span.addEvent(
-          EVENT_TARGET_SKIPPED,
-          Object.assign({}, attrs, { [ATTR_GATEWAY_TARGET_INDEX]: skip.targetIndex, [ATTR_GATEWAY_SKIP_RETRY_IN_MS]: skip.retryInMs }),
-          hrTime(),
-        );
-      }
-      this.kit.instruments.targetSkips.add(1, attrs);
+      const at = hrTime();
+      this.kit.offPath.run(() => {
+        // An event, not an attempt span: nothing was sent (DESIGN Decision 20).
+        if (this.span.isRecording()) {
+          this.span.addEvent(
+            EVENT_TARGET_SKIPPED,
+            Object.assign({}, attrs, { [ATTR_GATEWAY_TARGET_INDEX]: skip.targetIndex, [ATTR_GATEWAY_SKIP_RETRY_IN_MS]: skip.retryInMs }),
+            at,
+          );
+        }
+        this.kit.instruments.targetSkips.add(1, attrs);
+      });
     } catch {
       // never throw
     }
@@ -149,10 +160,10 @@ class OtelRequestSpan implements RequestSpan {
     try {
       // No span is left open: an attempt the router never ended shares the request's fate.
       for (const attempt of [...this.#open]) attempt.end({ error: result.error ?? new ClientAbortError() });
-      // The times now; the rest once the answer is written (after-answer.ts).
+      // The times now; the rest once the answer is written (off-path.ts).
       const endTime = hrTime();
       const seconds = (performance.now() - this.#startedAt) / 1000;
-      this.kit.afterAnswer.run(() => this.finish(result, endTime, seconds));
+      this.kit.offPath.run(() => this.finish(result, endTime, seconds));
     } catch {
       // never throw from end
     }

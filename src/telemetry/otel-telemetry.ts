@@ -23,7 +23,7 @@ import { readOtlpWorker } from './read-otlp-worker.js';
 import { readPropagateUpstream } from './read-propagate-upstream.js';
 import type { OtelConfig } from './read-otel-config.js';
 import { shutdownWithDeadline } from './shutdown-with-deadline.js';
-import { AfterAnswer } from './after-answer.js';
+import { OffPath } from './off-path.js';
 import type { SpanIdRegistry } from './span-id-registry.js';
 import type { SpanKit } from './span-kit.js';
 import { BREAKER_STATE_VALUE, targetAttributes } from './target-attributes.js';
@@ -85,7 +85,7 @@ export class OtelTelemetry implements SidegateTelemetry {
       pricing: loadPricingTable(deps.env.SIDEGATE_PRICING_FILE),
       propagateUpstream: readPropagateUpstream(deps.env),
       capture: config.captureContent,
-      afterAnswer: new AfterAnswer(),
+      offPath: new OffPath(),
     };
   }
 
@@ -127,13 +127,13 @@ export class OtelTelemetry implements SidegateTelemetry {
   }
 
   async renderMetrics(): Promise<string> {
-    this.#kit.afterAnswer.flush(); // requests already answered are counted
+    this.#kit.offPath.flush(); // requests already answered are counted
     const { resourceMetrics } = await this.#metricsSource.collect();
     return this.#serializer.serialize(resourceMetrics);
   }
 
   async forceFlush(): Promise<void> {
-    this.#kit.afterAnswer.flush();
+    this.#kit.offPath.flush();
     await Promise.allSettled([this.#provider.forceFlush(), this.#meterProvider.forceFlush()]);
   }
 
@@ -144,7 +144,7 @@ export class OtelTelemetry implements SidegateTelemetry {
   async shutdown(deadlineMs = 5000): Promise<void> {
     // The final flush is one more export: bounded by the exporter's own timeout as well, so a
     // collector that never answers holds the exit no longer than an export would wait for it.
-    this.#kit.afterAnswer.flush();
+    this.#kit.offPath.flush();
     const bound = Math.min(deadlineMs, this.config.traces.timeoutMillis, this.config.metrics.timeoutMillis);
     await shutdownWithDeadline([this.#provider, this.#meterProvider], bound);
   }

@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { AfterAnswer } from './after-answer.js';
+import type { OffPath } from './off-path.js';
 import type { ChosenIdGenerator } from './chosen-id-generator.js';
 import type { Instruments } from './create-metrics.js';
 import type { PricingTable } from './pricing.js';
@@ -18,6 +18,6 @@ export interface SpanKit {
   propagateUpstream: boolean;
   /** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`. */
   capture: ContentCapture;
-  /** Where spans do their ending work: after the answer is written (`after-answer.ts`). */
-  afterAnswer: AfterAnswer;
+  /** Where spans hand their attributes, metric records and ending to the SDK, off the request path (`off-path.ts`). */
+  offPath: OffPath;
 }

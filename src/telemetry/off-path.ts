@@ -1,0 +1,51 @@
+/**
+ * Where the request and attempt spans hand their work to the SDK: off the request path, once the
+ * upstream request or the answer is on the wire.
+ *
+ * Why: a span's work is mostly the SDK's (each `setAttribute` sanitises its value, each metric
+ * record hashes its attribute set, `end` runs the batch processor's `onEnd`, which serialises a
+ * batch when it fills), and none of it changes what the client or the upstream receives. Done in
+ * place it would sit between the request and its upstream call (start attributes), between a
+ * stream's first chunk and the client (time to first chunk) and between the answer and the client
+ * (ending work: Node writes a response's bytes on the next tick after `res.end()`, and an attempt
+ * span ends before the answer is even written). So the request path builds the attribute objects
+ * and takes the times, and queues the rest here; the times are passed explicitly, so what Jaeger
+ * shows is the same.
+ *
+ * Work queued in one turn of the event loop runs, in order, in one `setImmediate` (after the ticks
+ * that write upstream requests and answers), so a span's start attributes are always set before
+ * its ending work. `flush()` runs what is queued at once: `forceFlush` and `shutdown` call it
+ * first, so no span is left behind. Work never throws out of here.
+ */
+export class OffPath {
+  #queue: Array<() => void> = [];
+  #scheduled = false;
+
+  run(work: () => void): void {
+    this.#queue.push(work);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#drain);
+    }
+  }
+
+  /** Runs every queued piece of work now, in the order queued. */
+  flush(): void {
+    while (this.#queue.length > 0) {
+      const queue = this.#queue;
+      this.#queue = [];
+      for (const work of queue) {
+        try {
+          work();
+        } catch {
+          // telemetry never hurts the request
+        }
+      }
+    }
+  }
+
+  readonly #drain = (): void => {
+    this.#scheduled = false;
+    this.flush();
+  };
+}

@@ -11,12 +11,16 @@
 //                                                                  "base-off", each run from the
 //                                                                  build in DIR, e.g. another
 //                                                                  commit's dist/ built elsewhere)
+//                          [--stream]  (streams instead of JSON answers: adds time to first
+//                                      byte, p50 and p99, to each participant's line)
 //                          [--alone]   (each participant served alone in turn, the order rotating
 //                                      each round, instead of interleaved: for the tail, p99 and
 //                                      p99.9, which another participant's pauses would move;
 //                                      always so with --rate max, the bench's closed loop of 32
 //                                      connections, which prints each one's req/s too)
-// Needs `npm run build` first.
+// Needs `npm run build` first. The participant started first (the order of --only; --baseline's
+// arms come last unless named) measured 8–17 µs per request more CPU at 500 req/s in A/A runs (the
+// same build as `on` and as `base`, 2026-11-26): judge an A/B by swapping the order, or against an A/A.
 import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
 import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
 
@@ -36,6 +40,7 @@ if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
 if (ENV && !ONLY.includes('env')) ONLY.push('env');
 const BASELINE = option('baseline', undefined);
 const ALONE = MAX || args.includes('--alone');
+const KIND = args.includes('--stream') ? 'stream' : 'json';
 if (BASELINE) for (const key of ['base', 'base-off']) if (!ONLY.includes(key)) ONLY.push(key);
 
 const sink = await start('child.mjs', ['sink']);
@@ -57,11 +62,12 @@ const parts = [];
 for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
-const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], errors: 0, rps: [] }));
+const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
 function add(i, cpu, result) {
   acc[i].cpu += cpu;
   acc[i].requests += result.latencies.length + result.errors;
   acc[i].latencies.push(...result.latencies);
+  acc[i].ttfbs.push(...result.ttfbs);
   acc[i].errors += result.errors;
 }
 for (let r = 0; r < ROUNDS; r++) {
@@ -71,25 +77,25 @@ for (let r = 0; r < ROUNDS; r++) {
     for (const i of order) {
       const before = cpuMs(parts[i].pid);
       if (MAX) {
-        const result = await maxThroughput({ target: parts[i].json, seconds: SECONDS });
+        const result = await maxThroughput({ target: parts[i][KIND], seconds: SECONDS });
         acc[i].cpu += cpuMs(parts[i].pid) - before;
         acc[i].requests += result.ok + result.errors;
         acc[i].errors += result.errors;
         acc[i].rps.push(Math.round(result.rps));
         continue;
       }
-      const [result] = await fixedRate({ targets: [parts[i].json], ratePerSecond: RATE, seconds: SECONDS });
+      const [result] = await fixedRate({ targets: [parts[i][KIND]], ratePerSecond: RATE, seconds: SECONDS });
       add(i, cpuMs(parts[i].pid) - before, result);
     }
     continue;
   }
   const before = parts.map((p) => cpuMs(p.pid));
-  const results = await fixedRate({ targets: order.map((i) => parts[i].json), ratePerSecond: RATE * parts.length, seconds: SECONDS });
+  const results = await fixedRate({ targets: order.map((i) => parts[i][KIND]), ratePerSecond: RATE * parts.length, seconds: SECONDS });
   order.forEach((i, j) => add(i, cpuMs(parts[i].pid) - before[i], results[j]));
 }
 const base = acc[parts.findIndex((p) => p.key === 'floor')];
 const out = {};
-console.log(`${RATE} req/s each, ${parts.length} participants ${ALONE ? 'each alone in turn' : 'interleaved'}, ${ROUNDS}×${SECONDS} s${FLAGS ? `; flags: ${FLAGS.join(' ')}` : ''}${ENV ? `; env: ${option('env')}` : ''}`);
+console.log(`${KIND === 'stream' ? 'streams, ' : ''}${RATE} req/s each, ${parts.length} participants ${ALONE ? 'each alone in turn' : 'interleaved'}, ${ROUNDS}×${SECONDS} s${FLAGS ? `; flags: ${FLAGS.join(' ')}` : ''}${ENV ? `; env: ${option('env')}` : ''}`);
 parts.forEach((p, i) => {
   const a = acc[i];
   const us = (a.cpu * 1000) / a.requests;
@@ -98,6 +104,8 @@ parts.forEach((p, i) => {
   const at = (p) => percentile(sorted, p) / 1000;
   const p999 = at(99.9);
   out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors };
+  const t = KIND === 'stream' ? summarize(a.ttfbs) : undefined;
+  if (t) Object.assign(out[p.key], { ttfb_p50_ms: round(t.p50_ms), ttfb_p99_ms: round(t.p99_ms) });
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
   if (MAX) {
     out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors };
@@ -105,7 +113,7 @@ parts.forEach((p, i) => {
     p.child.kill('SIGTERM');
     return;
   }
-  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms, errors ${a.errors}`);
+  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms${t ? `, TTFB p50 ${round(t.p50_ms, 2)}, p99 ${round(t.p99_ms, 2)} ms` : ''}, errors ${a.errors}`);
   p.child.kill('SIGTERM');
 });
 console.log(JSON.stringify(out));

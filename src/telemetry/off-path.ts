@@ -1,6 +1,6 @@
 /**
- * Where the request and attempt spans hand their work to the SDK: off the request path, once the
- * upstream request or the answer is on the wire.
+ * Where the request and attempt spans hand their work to the SDK: off the request path, once an
+ * answer is on the wire.
  *
  * Why: a span's work is mostly the SDK's (each `setAttribute` sanitises its value, each metric
  * record hashes its attribute set, `end` runs the batch processor's `onEnd`, which serialises a
@@ -12,21 +12,33 @@
  * and takes the times, and queues the rest here; the times are passed explicitly, so what Jaeger
  * shows is the same.
  *
- * Work queued in one turn of the event loop runs, in order, in one `setImmediate` (after the ticks
- * that write upstream requests and answers), so a span's start attributes are always set before
- * its ending work. `flush()` runs what is queued at once: `forceFlush` and `shutdown` call it
- * first, so no span is left behind. Work never throws out of here.
+ * Work runs in order, in one `setImmediate` per turn of the event loop in which a span ended (after
+ * the ticks that write the answers); work that needs no turn of its own waits for one (`defer`),
+ * so a span's start attributes are always set before its ending work. `flush()` runs what is
+ * queued at once: `forceFlush` and `shutdown` call it first, so no span is left behind. Work never
+ * throws out of here.
  */
 export class OffPath {
   #queue: Array<() => void> = [];
   #scheduled = false;
 
+  /** Queues `work` and asks for a turn to run it in: a span's ending work. */
   run(work: () => void): void {
     this.#queue.push(work);
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#drain);
     }
+  }
+
+  /**
+   * Queues `work` without asking for a turn of its own: it runs with the next `run`'s, this span's
+   * ending work or any other's, whichever comes first. A span's start attributes and mid-call
+   * records cost no extra turn of the event loop (measured: about 16 µs of CPU per request when
+   * each asked for one).
+   */
+  defer(work: () => void): void {
+    this.#queue.push(work);
   }
 
   /** Runs every queued piece of work now, in the order queued. */

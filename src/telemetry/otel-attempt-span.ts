@@ -68,7 +68,7 @@ export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptS
   );
   if (span.isRecording()) {
     // After start and off the request path, as the request span does (otel-request-span.ts).
-    kit.offPath.run(() => {
+    kit.offPath.defer(() => {
       span.setAttributes(attributes);
       span.setAttributes(requestAttributes);
     });
@@ -105,7 +105,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     this.#firstChunkAt = performance.now();
     const seconds = (this.#firstChunkAt - this.#startedAt) / 1000;
     // Recorded after the chunk is relayed: the client is waiting for it.
-    this.kit.offPath.run(() => {
+    this.kit.offPath.defer(() => {
       this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
       this.kit.instruments.timeToFirstChunk.record(seconds, this.metricAttributes(undefined, undefined));
     });
@@ -114,7 +114,7 @@ export class OtelAttemptSpan implements AttemptSpan {
   requestWritten(queuedMs: number): void {
     if (this.#ended) return;
     const seconds = queuedMs / 1000;
-    this.kit.offPath.run(() => {
+    this.kit.offPath.defer(() => {
       this.span.setAttribute(ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION, seconds);
       this.kit.instruments.upstreamQueue.record(seconds, { [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName });
     });

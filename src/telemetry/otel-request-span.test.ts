@@ -51,7 +51,7 @@ describe('request span: extra and content attributes', () => {
 });
 
 describe('request and attempt spans: the SDK work waits until the request path is done', () => {
-  it('sets no attribute while the request is on its way upstream, and every one before the spans end', async () => {
+  it('hands no attribute to the SDK while a call is under way, and every one before its spans end', async () => {
     const started: Span[] = [];
     const exporter = new InMemorySpanExporter();
     const recorder = new SimpleSpanProcessor(exporter);
@@ -75,18 +75,19 @@ describe('request and attempt spans: the SDK work waits until the request path i
       resendCount: 0,
     });
     attempt.firstChunk();
-    // Still in the turn that would write the upstream request and the first chunk.
+    await new Promise((resolve) => setImmediate(resolve));
+    // The call is under way (upstream asked, the first chunk relayed): nothing handed to the SDK yet.
     expect(started.map((span) => span.attributes)).toStrictEqual([{}, {}]);
 
+    // Started and ended in one turn, and ended while the first call is still open.
+    const second = telemetry.startRequest({ context: await readRequestContext({}, contextEnv), operation: 'chat', model: 'gemini-2.5-pro', route: '/v1/chat/completions' });
+    second.end({ status: 200, attempts: 0 });
     await new Promise((resolve) => setImmediate(resolve));
     const [server, client] = started;
     expect(server!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.temperature': 0.2, 'http.route': '/v1/chat/completions' });
     expect(client!.attributes).toMatchObject({ 'gen_ai.provider.name': 'gcp.gemini', 'gen_ai.request.temperature': 0.2, 'server.port': 443 });
     expect(client!.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThanOrEqual(0);
 
-    // Started and ended in one turn: the start attributes are still there, set before the end.
-    const second = telemetry.startRequest({ context: await readRequestContext({}, contextEnv), operation: 'chat', model: 'gemini-2.5-pro', route: '/v1/chat/completions' });
-    second.end({ status: 200, attempts: 0 });
     attempt.end({ status: 200 });
     request.end({ status: 200, attempts: 1 });
     await telemetry.forceFlush();

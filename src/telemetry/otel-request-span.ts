@@ -86,7 +86,7 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
         start.contentAttributes as Attributes | undefined,
       );
     }
-    kit.offPath.run(() => {
+    kit.offPath.defer(() => {
       span.setAttributes(attributes);
       span.setAttributes(requestAttributes);
       if (extra !== undefined) span.setAttributes(extra);
@@ -138,7 +138,7 @@ class OtelRequestSpan implements RequestSpan {
       const attrs = targetAttributes(skip);
       attrs[ATTR_GATEWAY_SKIP_REASON] = skip.reason;
       const at = hrTime();
-      this.kit.offPath.run(() => {
+      this.kit.offPath.defer(() => {
         // An event, not an attempt span: nothing was sent (DESIGN Decision 20).
         if (this.span.isRecording()) {
           this.span.addEvent(

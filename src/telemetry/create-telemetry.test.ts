@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Span } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { ClientAbortError, InvalidRequestError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
@@ -321,6 +321,40 @@ describe('createTelemetry span times', () => {
     const server = (await spans()).find((s) => s.kind === SpanKind.SERVER)!;
     expect(nanos(server.startTime) <= nanos(attempts[0]!.startTime)).toBe(true);
     expect(nanos(server.endTime) >= nanos(attempts.at(-1)!.endTime)).toBe(true);
+  });
+});
+
+describe('createTelemetry: the SDK work waits until an answer is written', () => {
+  it('hands no attribute to the SDK while a call is under way, and every one before its spans end', async () => {
+    const started: Span[] = [];
+    const exporter = new InMemorySpanExporter();
+    const recorder = new SimpleSpanProcessor(exporter);
+    const processor = Object.assign(Object.create(recorder) as SimpleSpanProcessor, { onStart: (span: Span) => started.push(span) });
+    const telemetry = createTelemetry({ env: { OTEL_METRICS_EXPORTER: 'none' }, logger: () => {}, spanProcessorOverride: processor });
+    const req = await begin(telemetry, {});
+    const call = req.startAttempt(attempt());
+    call.firstChunk();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The call is under way (upstream asked, the first chunk relayed): nothing handed to the SDK yet.
+    expect(started.map((span) => span.attributes)).toStrictEqual([{}, {}]);
+
+    // Another request, started and ended in one turn while the first is still open.
+    (await begin(telemetry, {}, { ...request, model: 'gemini-2.5-pro' })).end({ status: 200, attempts: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    const [server, client] = started;
+    expect(server!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.temperature': 0.2, 'http.route': '/v1/chat/completions' });
+    expect(client!.attributes).toMatchObject({ 'gen_ai.provider.name': 'gcp.gemini', 'gen_ai.request.temperature': 0.2, 'server.port': 443 });
+    expect(client!.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThanOrEqual(0);
+
+    call.end({ status: 200 });
+    req.end({ status: 200, attempts: 1 });
+    await telemetry.forceFlush();
+    const ended: ReadableSpan[] = exporter.getFinishedSpans();
+    expect(ended.map((span) => [span.name, span.attributes['gen_ai.request.model'], span.attributes['http.response.status_code']])).toStrictEqual([
+      ['chat gemini-2.5-pro', 'gemini-2.5-pro', 200],
+      ['generate_content gemini-2.5-flash', 'gemini-2.5-flash', 200],
+      ['chat gemini-2.5-flash', 'gemini-2.5-flash', 200],
+    ]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { OffPath } from './off-path.js';
 import type { ChosenIdGenerator } from './chosen-id-generator.js';
 import type { Instruments } from './create-metrics.js';
+import type { OffPath } from './off-path.js';
 import type { PricingTable } from './pricing.js';
 import type { ContentCapture } from './read-otel-config.js';
 import type { SpanIdRegistry } from './span-id-registry.js';

@@ -76,8 +76,6 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
     // Set after start, not passed to `startSpan`: the SDK sanitises start attributes twice (copying
     // them each time) before the span checks each one again; no sampler we build reads them.
     const extra = start.attributes as Attributes | undefined;
-    const metadataAttributes: Attributes = {};
-    for (const [key, value] of Object.entries(metadata)) metadataAttributes[`${METADATA_ATTRIBUTE_PREFIX}${key}`] = value;
     let content: Attributes | undefined;
     if (kit.capture !== 'none' && (start.chat !== undefined || start.contentAttributes !== undefined)) {
       content = Object.assign(
@@ -90,7 +88,8 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
       span.setAttributes(attributes);
       span.setAttributes(requestAttributes);
       if (extra !== undefined) span.setAttributes(extra);
-      span.setAttributes(metadataAttributes);
+      // The request context froze `metadata`: read later, it is what arrived.
+      for (const [key, value] of Object.entries(metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
       if (content === undefined) return;
       if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
       if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content, startTime);

@@ -3,6 +3,8 @@
 // conditions in the same window; CPU per request comes from /proc. Ratios within one run are what
 // to compare (the absolute figures move with the machine's load).
 //   node bench/compare.mjs [--rate 300|max] [--seconds 10] [--rounds 3] [--only floor,off,on]
+//                          (also: sdkfloor, the floor + the real SDK called the plainest way,
+//                          bench/floor-telemetry.mjs; down, a dead collector; noexport)
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 //                          [--env "NAME=value NAME2=value"]       (adds "env": sidegate, tracing
@@ -49,6 +51,8 @@ const deadPort = await freePort();
 const on = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
 const starters = {
   floor: () => startFloor(emulator.url),
+  // The floor + the real SDK called the plainest way (bench/floor-telemetry.mjs), exporting.
+  sdkfloor: () => startFloor(emulator.url, 128, { FLOOR_OTLP_ENDPOINT: sink.url }),
   on: () => startSidegate(emulator.url, on),
   off: () => startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

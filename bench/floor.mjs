@@ -5,6 +5,9 @@
 // `npm run bench` runs it as its own process next to sidegate and reports sidegate's figures as
 // ratios to it from the same run: it shows what Node itself costs on the machine; everything above
 // it is sidegate's.
+// With FLOOR_OTLP_ENDPOINT set it is "the floor + SDK": the same proxy recording each request with
+// the real OpenTelemetry SDK called the plainest way (bench/floor-telemetry.mjs), exporting to
+// that OTLP/HTTP endpoint; what tracing costs any Node.js gateway before any of sidegate's work.
 //   node bench/floor.mjs <geminiBaseUrl> [upstreamConnections]
 // Prints one JSON line {"url": ...} when listening.
 import { createServer } from 'node:http';
@@ -19,6 +22,10 @@ const poolRequest = load('undici/lib/api/api-request.js');
 
 const [upstream, connections = '128'] = process.argv.slice(2);
 const pool = new Pool(upstream, { connections: Number(connections), keepAliveTimeout: 30_000 });
+// Loaded only when asked for, so the plain floor's idle memory and CPU carry none of it.
+const telemetry = process.env.FLOOR_OTLP_ENDPOINT
+  ? (await import('./floor-telemetry.mjs')).startFloorTelemetry(process.env.FLOOR_OTLP_ENDPOINT, upstream)
+  : undefined;
 
 const FINISH = { STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter' };
 
@@ -76,10 +83,12 @@ async function handle(req, res) {
   const openai = JSON.parse(await read(req));
   const stream = openai.stream === true;
   const rpc = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  const headers = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' };
+  const recording = telemetry?.start(req.headers, openai.model, headers);
   const up = await poolRequest.call(pool, {
     method: 'POST',
     path: `/v1beta/models/${openai.model}:${rpc}`,
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' },
+    headers,
     body: JSON.stringify(toGemini(openai)),
   });
   const id = `chatcmpl-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
@@ -97,6 +106,7 @@ async function handle(req, res) {
     });
     res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
     res.end(out);
+    if (recording) telemetry.end(recording, up.statusCode, gemini.modelVersion, gemini.usageMetadata);
     return;
   }
   res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -106,6 +116,7 @@ async function handle(req, res) {
   let buffered = '';
   let first = true;
   let usage;
+  let modelVersion;
   for await (const piece of up.body) {
     buffered += piece.toString();
     let end;
@@ -118,11 +129,13 @@ async function handle(req, res) {
       const delta = first ? { role: 'assistant', content: candidateText(candidate) } : { content: candidateText(candidate) };
       first = false;
       usage = chunk.usageMetadata;
+      modelVersion = chunk.modelVersion;
       res.write(frame(delta, candidate?.finishReason ? (FINISH[candidate.finishReason] ?? 'stop') : null));
     }
   }
   if (includeUsage) res.write(frame(undefined, null, usageOf(usage)));
   res.end('data: [DONE]\n\n');
+  if (recording) telemetry.end(recording, up.statusCode, modelVersion, usage);
 }
 
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {

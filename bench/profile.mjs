@@ -4,6 +4,7 @@
 // recorded; CPU per request is read from /proc. Prints a summary per participant grouped by
 // package, and writes DIR/<participant>.cpuprofile (open in Chrome DevTools) and DIR/summary.json.
 //   node bench/profile.mjs [--rate 1000|max] [--seconds 10] [--out DIR] [--only floor,on,off]
+//                          (also: sdkfloor, down, noexport)
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 // Needs `npm run build` first. Profiling costs CPU of its own (sampling every 250 µs): compare
@@ -34,6 +35,8 @@ const emulator = await start('child.mjs', ['emulator']);
 const deadPort = await freePort();
 const starters = {
   floor: () => startFloor(emulator.url, 128, probe),
+  // the floor + the real SDK called the plainest way (floor-telemetry.mjs): what the SDK costs any gateway
+  sdkfloor: () => startFloor(emulator.url, 128, { ...probe, FLOOR_OTLP_ENDPOINT: sink.url }),
   on: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
   off: () => startSidegate(emulator.url, { ...probe, OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

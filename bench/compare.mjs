@@ -24,7 +24,7 @@
 // arms come last unless named) measured 8–17 µs per request more CPU at 500 req/s in A/A runs (the
 // same build as `on` and as `base`, 2026-11-26): judge an A/B by swapping the order, or against an A/A.
 import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
-import { cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
+import { cpuMs, freePort, round, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -52,7 +52,7 @@ const on = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
 const starters = {
   floor: () => startFloor(emulator.url),
   // The floor + the real SDK called the plainest way (bench/floor-telemetry.mjs), exporting.
-  sdkfloor: () => startFloor(emulator.url, 128, { FLOOR_OTLP_ENDPOINT: sink.url }),
+  sdkfloor: () => startSdkFloor(emulator.url, sink.url),
   on: () => startSidegate(emulator.url, on),
   off: () => startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

@@ -1,6 +1,6 @@
 // The floor with the real OpenTelemetry SDK called the plainest way: what "tracing on" costs any
 // Node.js gateway, before any of sidegate's own work. `bench/floor.mjs` loads it when
-// FLOOR_OTLP_ENDPOINT is set (compare.mjs's `sdkfloor`, run.mjs's "floor + SDK" row) and, per
+// FLOOR_OTLP_ENDPOINT is set (`sdkfloor` in run.mjs, compare.mjs and profile.mjs, the "floor+SDK" column) and, per
 // request, records what sidegate records for a plain answer: a SERVER span for the request and a
 // CLIENT span for the one upstream attempt, with the GenAI attributes, the W3C context taken from
 // the caller and handed upstream, and the three GenAI metric records (operation duration, input
@@ -97,6 +97,5 @@ export function startFloorTelemetry(endpoint, upstream) {
       tokens.record(input, { ...attributes, 'gen_ai.token.type': 'input' });
       tokens.record(output, { ...attributes, 'gen_ai.token.type': 'output' });
     },
-    shutdown: () => Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]),
   };
 }

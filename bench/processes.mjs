@@ -146,6 +146,11 @@ export async function startFloor(emulatorUrl, connections = 128, env = {}, execA
   return { ...p, ...gatewayTargets(p.url, { 'content-type': 'application/json' }) };
 }
 
+/** The floor + SDK: the floor recording each request with the real SDK (floor-telemetry.mjs), exporting to `otlpEndpoint`. */
+export function startSdkFloor(emulatorUrl, otlpEndpoint, env = {}) {
+  return startFloor(emulatorUrl, 128, { ...env, FLOOR_OTLP_ENDPOINT: otlpEndpoint });
+}
+
 /** The upstream alone: the emulator's own routes, the reference every "added" figure subtracts. */
 export function directTargets(emulatorUrl) {
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' };

@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fixedRate, maxThroughput, summarize } from './load.mjs';
-import { ask, cpuMs, freePort, round, start, startFloor, startSidegate } from './processes.mjs';
+import { ask, cpuMs, freePort, round, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
 import { printSummary, summarizeProfile } from './profile-summary.mjs';
 
 const args = process.argv.slice(2);
@@ -36,7 +36,7 @@ const deadPort = await freePort();
 const starters = {
   floor: () => startFloor(emulator.url, 128, probe),
   // the floor + the real SDK called the plainest way (floor-telemetry.mjs): what the SDK costs any gateway
-  sdkfloor: () => startFloor(emulator.url, 128, { ...probe, FLOOR_OTLP_ENDPOINT: sink.url }),
+  sdkfloor: () => startSdkFloor(emulator.url, sink.url, probe),
   on: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
   off: () => startSidegate(emulator.url, { ...probe, OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

@@ -50,6 +50,7 @@ import {
   sleep,
   start,
   startFloor,
+  startSdkFloor,
   startSidegate,
 } from './processes.mjs';
 
@@ -211,7 +212,7 @@ async function main() {
       return { ...p, json: gatewayTargets(p.url, sidegateHeaders).json };
     },
     floor: () => startFloor(emulator.url, 128, probeEnv),
-    sdkfloor: () => startFloor(emulator.url, 128, { ...probeEnv, FLOOR_OTLP_ENDPOINT: sink.url }),
+    sdkfloor: () => startSdkFloor(emulator.url, sink.url, probeEnv),
     on: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
     worker: () => startSidegate(emulator.url, { ...probeEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, SIDEGATE_OTLP_WORKER: 'true' }),
     off: () => startSidegate(emulator.url, { ...probeEnv, OTEL_SDK_DISABLED: 'true' }),
@@ -490,42 +491,55 @@ const shownRatio = (x, atMost) => (atMost ? Math.ceil(x * 100 - 1e-9) : Math.flo
  */
 function targets(r) {
   const out = [];
-  // `judge(x)`: does participant figures `x` meet the target; `figure(x)`: what the row prints of them.
   const row = (target, floor, peer, sidegate, verdict, detail, sdk) =>
     out.push({ target, floor, peer, sidegate, met: verdict, detail, ...(sdk ? { sdk_floor: sdk.figure, sdk_floor_met: sdk.met } : {}) });
-  const sdkOf = (x, figure, judge) => (x ? { figure: figure(x), met: judge(x) } : undefined);
   // A CPU or throughput figure of `x` (tracing on) measured while it dropped spans is never met, and says why.
   const tracedRow = (target, floor, peer, x, sidegate, verdict, detail, sdk) => row(target, floor, peer, sidegate, verdict && !x.spans_dropped, `${detail}${droppedNote(x)}`, sdk);
+  // The floor + SDK's figure (`figure`) and verdict (`meets`, the same test sidegate's row applies), when it ran.
+  const sdkOf = (x, figure, meets) => (x ? { figure: figure(x), met: meets(x) } : undefined);
+  const cpu = (x) => x.cpu_per_request_us;
+  const rps = (x) => x.rps;
+  const p50 = (x) => x.added_p50_ms;
+  const p99 = (x) => x.added_p99_ms;
+  const ttfb = (x) => x.added_ttfb_p50_ms;
+  const gap = (x) => x.added_gap_p50_ms;
   const rates = Object.keys(r.fixed_rate ?? {});
   const top = rates.includes('1000') ? '1000' : rates.at(-1);
   for (const rate of rates) {
     const f = r.fixed_rate[rate];
-    const cpu = (x) => x.cpu_per_request_us;
-    const within = (x) => cpu(x) <= 2 * cpu(f.floor);
-    if (f.on && f.floor) tracedRow(`CPU per request at ${rate} req/s ≤ 2× floor`, cpu(f.floor), f.peer?.cpu_per_request_us, f.on, cpu(f.on), within(f.on), `${shownRatio(cpu(f.on) / cpu(f.floor), true)}× (µs)`, sdkOf(f.sdkfloor, cpu, within));
+    const meets = (x) => cpu(x) <= 2 * cpu(f.floor);
+    if (f.on && f.floor) tracedRow(`CPU per request at ${rate} req/s ≤ 2× floor`, cpu(f.floor), f.peer?.cpu_per_request_us, f.on, cpu(f.on), meets(f.on), `${shownRatio(cpu(f.on) / cpu(f.floor), true)}× (µs)`, sdkOf(f.sdkfloor, cpu, meets));
   }
   const m = r.max ?? {};
   if (m.on && m.floor) {
-    const cpu = (x) => x.cpu_per_request_us;
-    const rps = (x) => x.rps;
-    tracedRow('CPU per request at max ≤ 2× floor', cpu(m.floor), m.peer?.cpu_per_request_us, m.on, cpu(m.on), cpu(m.on) <= 2 * cpu(m.floor), `${shownRatio(cpu(m.on) / cpu(m.floor), true)}× (µs)`, sdkOf(m.sdkfloor, cpu, (x) => cpu(x) <= 2 * cpu(m.floor)));
-    tracedRow('max throughput ≥ 50 % of floor', m.floor.rps, m.peer?.rps, m.on, m.on.rps, m.on.rps >= 0.5 * m.floor.rps, `${Math.floor((100 * m.on.rps) / m.floor.rps)} % (req/s, 32 connections)`, sdkOf(m.sdkfloor, rps, (x) => x.rps >= 0.5 * m.floor.rps));
+    const cpuMeets = (x) => cpu(x) <= 2 * cpu(m.floor);
+    const rpsMeets = (x) => rps(x) >= 0.5 * rps(m.floor);
+    tracedRow('CPU per request at max ≤ 2× floor', cpu(m.floor), m.peer?.cpu_per_request_us, m.on, cpu(m.on), cpuMeets(m.on), `${shownRatio(cpu(m.on) / cpu(m.floor), true)}× (µs)`, sdkOf(m.sdkfloor, cpu, cpuMeets));
+    tracedRow('max throughput ≥ 50 % of floor', rps(m.floor), m.peer?.rps, m.on, rps(m.on), rpsMeets(m.on), `${Math.floor((100 * rps(m.on)) / rps(m.floor))} % (req/s, 32 connections)`, sdkOf(m.sdkfloor, rps, rpsMeets));
   }
-  if (m.on && m.peer) tracedRow('max throughput ≥ 5× peer', m.floor?.rps, m.peer.rps, m.on, m.on.rps, m.on.rps >= 5 * m.peer.rps, `${shownRatio(m.on.rps / m.peer.rps, false)}×`, sdkOf(m.sdkfloor, (x) => x.rps, (x) => x.rps >= 5 * m.peer.rps));
+  if (m.on && m.peer) {
+    const meets = (x) => rps(x) >= 5 * rps(m.peer);
+    tracedRow('max throughput ≥ 5× peer', m.floor?.rps, rps(m.peer), m.on, rps(m.on), meets(m.on), `${shownRatio(rps(m.on) / rps(m.peer), false)}×`, sdkOf(m.sdkfloor, rps, meets));
+  }
   const f = r.fixed_rate?.[top];
   if (f?.on && f.floor) {
-    const p50 = (x) => x.added_p50_ms;
-    const p99 = (x) => x.added_p99_ms;
-    row(`added p50 at ${top} req/s ≤ floor + 0.2 ms`, p50(f.floor), f.peer?.added_p50_ms, p50(f.on), p50(f.on) <= p50(f.floor) + 0.2, `floor +${round(p50(f.on) - p50(f.floor))} ms`, sdkOf(f.sdkfloor, p50, (x) => p50(x) <= p50(f.floor) + 0.2));
-    row(`added p99 at ${top} req/s ≤ floor + 1 ms`, p99(f.floor), f.peer?.added_p99_ms, p99(f.on), p99(f.on) <= p99(f.floor) + 1, `floor +${round(p99(f.on) - p99(f.floor))} ms`, sdkOf(f.sdkfloor, p99, (x) => p99(x) <= p99(f.floor) + 1));
+    const p50Meets = (x) => p50(x) <= p50(f.floor) + 0.2;
+    const p99Meets = (x) => p99(x) <= p99(f.floor) + 1;
+    row(`added p50 at ${top} req/s ≤ floor + 0.2 ms`, p50(f.floor), f.peer?.added_p50_ms, p50(f.on), p50Meets(f.on), `floor +${round(p50(f.on) - p50(f.floor))} ms`, sdkOf(f.sdkfloor, p50, p50Meets));
+    row(`added p99 at ${top} req/s ≤ floor + 1 ms`, p99(f.floor), f.peer?.added_p99_ms, p99(f.on), p99Meets(f.on), `floor +${round(p99(f.on) - p99(f.floor))} ms`, sdkOf(f.sdkfloor, p99, p99Meets));
   }
-  if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms`, f.sdkfloor && f.floor ? { figure: round(f.sdkfloor.p99_ms - f.floor.p99_ms), met: f.sdkfloor.p99_ms - f.floor.p99_ms < 1 } : undefined);
+  // The floor + SDK's "on − off" is its p99 less the floor's: the same process without the SDK.
+  if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms`, f.floor ? sdkOf(f.sdkfloor, (x) => round(x.p99_ms - f.floor.p99_ms), (x) => x.p99_ms - f.floor.p99_ms < 1) : undefined);
   const s = r.streaming ?? {};
-  const ttfb = (x) => x.added_ttfb_p50_ms;
-  if (s.on && s.floor) row(`stream time to first byte added ≤ floor + 0.3 ms (p50, ${s.rate_per_second} req/s)`, ttfb(s.floor), s.peer?.added_ttfb_p50_ms, ttfb(s.on), ttfb(s.on) <= ttfb(s.floor) + 0.3, `floor +${round(ttfb(s.on) - ttfb(s.floor))} ms`, sdkOf(s.sdkfloor, ttfb, (x) => ttfb(x) <= ttfb(s.floor) + 0.3));
+  if (s.on && s.floor) {
+    const meets = (x) => ttfb(x) <= ttfb(s.floor) + 0.3;
+    row(`stream time to first byte added ≤ floor + 0.3 ms (p50, ${s.rate_per_second} req/s)`, ttfb(s.floor), s.peer?.added_ttfb_p50_ms, ttfb(s.on), meets(s.on), `floor +${round(ttfb(s.on) - ttfb(s.floor))} ms`, sdkOf(s.sdkfloor, ttfb, meets));
+  }
   const p = r.paced_streams ?? {};
-  const gap = (x) => x.added_gap_p50_ms;
-  if (p.on && p.floor) row(`stream chunk added latency ≤ floor + 0.1 ms (inter-chunk delay p50)`, gap(p.floor), p.peer?.added_gap_p50_ms, gap(p.on), gap(p.on) <= gap(p.floor) + 0.1, `floor +${round(gap(p.on) - gap(p.floor))} ms; p99 ${p.on.added_gap_p99_ms} against floor ${p.floor.added_gap_p99_ms} ms (${p.chunks} chunks ${p.interval_ms} ms apart, ${p.rate_per_second} streams/s)`, sdkOf(p.sdkfloor, gap, (x) => gap(x) <= gap(p.floor) + 0.1));
+  if (p.on && p.floor) {
+    const meets = (x) => gap(x) <= gap(p.floor) + 0.1;
+    row(`stream chunk added latency ≤ floor + 0.1 ms (inter-chunk delay p50)`, gap(p.floor), p.peer?.added_gap_p50_ms, gap(p.on), meets(p.on), `floor +${round(gap(p.on) - gap(p.floor))} ms; p99 ${p.on.added_gap_p99_ms} against floor ${p.floor.added_gap_p99_ms} ms (${p.chunks} chunks ${p.interval_ms} ms apart, ${p.rate_per_second} streams/s)`, sdkOf(p.sdkfloor, gap, meets));
+  }
   const idle = r.idle_rss_median_mb ?? {};
   if (idle.on !== undefined) row('idle RSS ≤ 80 MB', idle.floor?.median, r.idle_rss_mb?.peer, idle.on.median, idle.on.median <= 80, `median of 3 fresh processes (${idle.on.figures.join(', ')}): VmRSS 1 s after 5 requests, exporter loaded, no forced GC`);
   const o = r.open_streams ?? {};

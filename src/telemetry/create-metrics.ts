@@ -2,7 +2,7 @@
  * GenAI metrics (semconv `gen_ai.client.*`, `gen_ai.server.request.duration`) and the readers
  * that push them over OTLP and render them for `/metrics`. Built once at startup.
  */
-import type { Counter, Histogram, ObservableGauge } from '@opentelemetry/api';
+import type { Counter, ObservableGauge } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { Resource } from '@opentelemetry/resources';
 import {
@@ -15,6 +15,7 @@ import {
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
 import { createMetricExporter } from './create-otlp-exporters.js';
+import { GatewayHistogram, HistogramProducer, type HistogramDescriptor } from './histogram-producer.js';
 import type { OtelConfig } from './read-otel-config.js';
 import {
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
@@ -23,14 +24,18 @@ import {
   METRIC_GEN_AI_SERVER_REQUEST_DURATION,
 } from './semconv-incubating.js';
 
-/** The instruments the request and attempt spans record into. */
+/**
+ * The instruments the request and attempt spans record into. The per-request histograms are
+ * aggregated in sidegate's code and collected by the same readers (histogram-producer.ts); the
+ * counters and the gauge, recorded rarely, are the SDK's.
+ */
 export interface Instruments {
-  operationDuration: Histogram;
-  timeToFirstChunk: Histogram;
-  tokenUsage: Histogram;
-  requestDuration: Histogram;
+  operationDuration: GatewayHistogram;
+  timeToFirstChunk: GatewayHistogram;
+  tokenUsage: GatewayHistogram;
+  requestDuration: GatewayHistogram;
   /** Time an attempt waited for an upstream pool connection (`sidegate.upstream.queue.duration`). */
-  upstreamQueue: Histogram;
+  upstreamQueue: GatewayHistogram;
   droppedSpans: Counter;
   /** Targets skipped while their breaker was open (`sidegate.breaker.skips`). */
   targetSkips: Counter;
@@ -50,54 +55,75 @@ export interface Metrics {
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 
+const HISTOGRAMS = {
+  operationDuration: {
+    name: METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+    unit: 's',
+    description: 'Duration of each upstream GenAI call (one per attempt)',
+    boundaries: DURATION_BUCKETS,
+  },
+  timeToFirstChunk: {
+    name: METRIC_GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK,
+    unit: 's',
+    description: 'Time to the first streamed chunk of an upstream call',
+    boundaries: DURATION_BUCKETS,
+  },
+  tokenUsage: {
+    name: METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+    unit: '{token}',
+    description: 'Tokens used by each billed upstream call',
+    boundaries: TOKEN_BUCKETS,
+  },
+  requestDuration: {
+    name: METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+    unit: 's',
+    description: 'Duration of each chat-completions request served by the gateway',
+    boundaries: DURATION_BUCKETS,
+  },
+  upstreamQueue: {
+    name: 'sidegate.upstream.queue.duration',
+    unit: 's',
+    description: 'Time an upstream call waited for a pool connection before its request was written',
+    boundaries: DURATION_BUCKETS,
+  },
+} satisfies Record<string, HistogramDescriptor>;
+
 export function createMetrics(config: OtelConfig, resource: Resource, serviceVersion: string | undefined): Metrics {
+  const scope = { name: 'sidegate', ...(serviceVersion !== undefined ? { version: serviceVersion } : {}) };
   const readers: IMetricReader[] = [];
+  const producers: HistogramProducer[] = [];
   let shared: IMetricReader | undefined;
   for (const kind of config.metricsExporters) {
     const exporter: PushMetricExporter = kind === 'console' ? new ConsoleMetricExporter() : createMetricExporter(config.metrics);
+    const producer = new HistogramProducer(scope, histogramTemporality(exporter));
+    producers.push(producer);
     const reader = new PeriodicExportingMetricReader({
       exporter,
       exportIntervalMillis: config.metricExportIntervalMillis,
       exportTimeoutMillis: Math.min(config.metricExportTimeoutMillis, config.metricExportIntervalMillis),
+      metricProducers: [producer],
     });
     readers.push(reader);
     if (shared === undefined && kind !== 'console' && isCumulative(exporter)) shared = reader;
   }
-  // Every reader costs an attribute hash per recorded value on the request path. A cumulative OTLP
-  // reader (the default) already holds what Prometheus needs, so `/metrics` collects from it; a
-  // separate Prometheus reader is added only for delta temporality or when OTLP push is off.
+  // Every reader costs each record once more on the request path. A cumulative OTLP reader (the
+  // default) already holds what Prometheus needs, so `/metrics` collects from it; a separate
+  // Prometheus reader is added only for delta temporality or when OTLP push is off.
   if (shared === undefined) {
-    shared = new PrometheusExporter({ preventServerStart: true });
+    const producer = new HistogramProducer(scope, AggregationTemporality.CUMULATIVE);
+    producers.push(producer);
+    shared = new PrometheusExporter({ preventServerStart: true, metricProducers: [producer] });
     readers.push(shared);
   }
   const meterProvider = new MeterProvider({ resource, readers });
-  const meter = meterProvider.getMeter('sidegate', serviceVersion);
+  const meter = meterProvider.getMeter(scope.name, serviceVersion);
+  const histogram = (descriptor: HistogramDescriptor) => new GatewayHistogram(producers.map((producer) => producer.stream(descriptor)));
   const instruments: Instruments = {
-    operationDuration: meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, {
-      unit: 's',
-      description: 'Duration of each upstream GenAI call (one per attempt)',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    timeToFirstChunk: meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK, {
-      unit: 's',
-      description: 'Time to the first streamed chunk of an upstream call',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    tokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
-      unit: '{token}',
-      description: 'Tokens used by each billed upstream call',
-      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
-    }),
-    requestDuration: meter.createHistogram(METRIC_GEN_AI_SERVER_REQUEST_DURATION, {
-      unit: 's',
-      description: 'Duration of each chat-completions request served by the gateway',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    upstreamQueue: meter.createHistogram('sidegate.upstream.queue.duration', {
-      unit: 's',
-      description: 'Time an upstream call waited for a pool connection before its request was written',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
+    operationDuration: histogram(HISTOGRAMS.operationDuration),
+    timeToFirstChunk: histogram(HISTOGRAMS.timeToFirstChunk),
+    tokenUsage: histogram(HISTOGRAMS.tokenUsage),
+    requestDuration: histogram(HISTOGRAMS.requestDuration),
+    upstreamQueue: histogram(HISTOGRAMS.upstreamQueue),
     droppedSpans: meter.createCounter('sidegate.telemetry.spans.dropped', {
       unit: '{span}',
       description: 'Spans never delivered to the collector (queue full or export failed)',
@@ -116,6 +142,10 @@ export function createMetrics(config: OtelConfig, resource: Resource, serviceVer
     }),
   };
   return { meterProvider, metricsSource: shared, instruments };
+}
+
+function histogramTemporality(exporter: PushMetricExporter): AggregationTemporality {
+  return exporter.selectAggregationTemporality?.(InstrumentType.HISTOGRAM) ?? AggregationTemporality.CUMULATIVE;
 }
 
 function isCumulative(exporter: PushMetricExporter): boolean {

@@ -204,8 +204,8 @@ export class GatewayHistogram {
   }
 }
 
+// A series exists only once a value was recorded into it, so it always has a min and a max.
 function point(series: Series, boundaries: readonly number[], startTime: HrTime, endTime: HrTime): DataPoint<Histogram> {
-  const hasMinMax = series.count > 0;
   return {
     attributes: series.attributes,
     startTime,
@@ -214,8 +214,8 @@ function point(series: Series, boundaries: readonly number[], startTime: HrTime,
       buckets: { boundaries: [...boundaries], counts: [...series.counts] },
       count: series.count,
       sum: series.sum,
-      min: hasMinMax ? series.min : undefined,
-      max: hasMinMax ? series.max : undefined,
+      min: series.min,
+      max: series.max,
     },
   };
 }

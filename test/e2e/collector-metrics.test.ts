@@ -81,16 +81,21 @@ service:
   return { process, endpoint: `http://127.0.0.1:${http}` };
 }
 
-const resources = new Set<string>();
-const scopes = new Set<string>();
+interface Written {
+  /** Every metric by name, the latest export's last. */
+  byName: Map<string, OtlpMetric[]>;
+  /** The `service.name` of each resource and the name of each scope the metrics came under. */
+  resources: Set<string>;
+  scopes: Set<string>;
+}
 
-/** Every metric the collector has written so far, by name, the latest export's last. */
-async function readExports(file: string, want: (metrics: Map<string, OtlpMetric[]>) => boolean): Promise<Map<string, OtlpMetric[]>> {
+/** What the collector has written so far, once `want` holds for it. */
+async function readExports(file: string, want: (metrics: Map<string, OtlpMetric[]>) => boolean): Promise<Written> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const byName = new Map<string, OtlpMetric[]>();
-    resources.clear();
-    scopes.clear();
+    const resources = new Set<string>();
+    const scopes = new Set<string>();
     if (existsSync(file)) {
       for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
         const request = JSON.parse(line) as Export;
@@ -103,7 +108,7 @@ async function readExports(file: string, want: (metrics: Map<string, OtlpMetric[
         }
       }
     }
-    if (want(byName)) return byName;
+    if (want(byName)) return { byName, resources, scopes };
     if (Date.now() > deadline) throw new Error(`the collector wrote ${[...byName.keys()].join(', ') || 'nothing'} of what was expected`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -166,7 +171,7 @@ describe.skipIf(collectorBinary === null)('GenAI metrics through a real collecto
         await readExports(file, (m) => requestsSeen(m) >= 3);
         // A few more exports with nothing new: a delta reader sends no point, a cumulative one the same total.
         await new Promise((r) => setTimeout(r, 800));
-        const byName = await readExports(file, () => true);
+        const { byName, resources, scopes } = await readExports(file, () => true);
 
         const server = byName.get('gen_ai.server.request.duration')!;
         expect(server[0]!.unit).toBe('s');

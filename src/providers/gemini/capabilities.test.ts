@@ -50,3 +50,23 @@ describe('getModelCapabilities', () => {
     expect(getModelCapabilities(model)).toStrictEqual(want);
   });
 });
+
+describe('getModelCapabilities, answered once per id', () => {
+  it('gives the same frozen answer for the same id, and a caller cannot change it', () => {
+    const first = getModelCapabilities('gemini-2.5-flash');
+    expect(getModelCapabilities('gemini-2.5-flash')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => {
+      (first as ModelCapabilities).maxCandidates = 99;
+    }).toThrow(TypeError);
+    expect(getModelCapabilities('gemini-2.5-flash').maxCandidates).toBe(8);
+  });
+
+  it('answers every id right past the table bound (ids are the client\'s)', () => {
+    for (let i = 0; i < 600; i++) {
+      const id = i % 2 === 0 ? `gemini-2.5-flash-x${i}` : `gemini-3-pro-x${i}`;
+      expect(getModelCapabilities(id).thinkingLevel).toBe(i % 2 === 1);
+    }
+    expect(getModelCapabilities('GEMINI-2.5-FLASH-TTS').audioOutput).toBe(true);
+  });
+});

@@ -42,7 +42,25 @@ function geminiVersion(model: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export function getModelCapabilities(model: string): ModelCapabilities {
+/**
+ * Answers by model id, frozen. Every Gemini call asks (translation asks up to four times), and the
+ * answer is a lower-casing, a regex and ten fields each time. Ids are the client's, so the table
+ * is bounded: when full it starts over.
+ */
+const answered = new Map<string, Readonly<ModelCapabilities>>();
+const ANSWERED_MAX = 256;
+
+export function getModelCapabilities(model: string): Readonly<ModelCapabilities> {
+  let caps = answered.get(model);
+  if (caps === undefined) {
+    if (answered.size >= ANSWERED_MAX) answered.clear();
+    caps = Object.freeze(capabilitiesOf(model));
+    answered.set(model, caps);
+  }
+  return caps;
+}
+
+function capabilitiesOf(model: string): ModelCapabilities {
   const id = model.toLowerCase();
   const version = geminiVersion(id);
   const modern = version === undefined || version >= 3;

@@ -12,6 +12,10 @@
  */
 import type { Server, ServerResponse } from 'node:http';
 
+/** Where a response sits in the in-flight list (see `trackInflight`). */
+const SLOT = Symbol('sidegate.inflightSlot');
+type Tracked = ServerResponse & { [SLOT]?: number };
+
 /** How long connections that are between requests get to send their next one, after SIGTERM. */
 export const DRAIN_SETTLE_MS = 100;
 
@@ -25,25 +29,43 @@ export interface InflightTracker {
 }
 
 export function trackInflight(isDraining: () => boolean): InflightTracker {
-  const inflight = new Set<ServerResponse>();
+  // An array with swap-and-pop removal, each response holding its index: not a Set. Every
+  // request adds and deletes, and a Set that churns is rebuilt every few dozen requests, its old
+  // table linked to the new one (V8 keeps that link for live iterators). Once a collection has
+  // moved one of those tables to the old generation, the dead table keeps the next one alive
+  // through every young-generation collection, and it the one after, each with the answers it
+  // held: every request's response was promoted, and the process stayed in that state, tracing
+  // on or off (docs/performance.md, "Issue 25, ninth round").
+  const inflight: Tracked[] = [];
+  const remove = (res: Tracked) => {
+    const at = res[SLOT];
+    if (at === undefined) return;
+    res[SLOT] = undefined;
+    const last = inflight.pop()!;
+    if (last !== res) {
+      inflight[at] = last;
+      last[SLOT] = at;
+    }
+  };
   let server: Server | undefined;
   let settled = false;
   let wake: (() => void) | undefined;
 
   const check = () => {
     if (!settled) return;
-    if (inflight.size === 0) wake?.();
+    if (inflight.length === 0) wake?.();
     // The connection of an answer that just ended is idle now: close it instead of waiting for
     // the client to send another request.
     setImmediate(() => server?.closeIdleConnections());
   };
 
   return {
-    add(res) {
-      inflight.add(res);
+    add(res: Tracked) {
+      res[SLOT] = inflight.length;
+      inflight.push(res);
       if (isDraining()) res.shouldKeepAlive = false;
       res.once('close', () => {
-        inflight.delete(res);
+        remove(res);
         if (isDraining()) check();
       });
     },
@@ -58,11 +80,11 @@ export function trackInflight(isDraining: () => boolean): InflightTracker {
     drained() {
       return new Promise<void>((resolve) => {
         wake = resolve;
-        if (settled && inflight.size === 0) resolve();
+        if (settled && inflight.length === 0) resolve();
       });
     },
     get size() {
-      return inflight.size;
+      return inflight.length;
     },
   };
 }

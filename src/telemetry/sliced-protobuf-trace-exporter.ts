@@ -72,16 +72,20 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
     );
   }
 
-  /** Batches still being serialised: not yet in the delegate's queue, which its flush waits for. */
-  readonly #serialising = new Set<Promise<void>>();
+  /**
+   * Batches still being serialised: not yet in the delegate's queue, which its flush waits for.
+   * An array, not a Set: a Set added to and deleted from all the time chains its rebuilt tables,
+   * which the GC then promotes one after another (server/track-inflight.ts).
+   */
+  readonly #serialising: Array<Promise<void>> = [];
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     const handedOn = this.#serialiseInSlices(spans).then(
       (bytes) => this.#delegate.export({ bytes, spans: spans.length }, resultCallback),
       (error: unknown) => resultCallback({ code: ExportResultCode.FAILED, error: error as Error }),
     );
-    this.#serialising.add(handedOn);
-    void handedOn.then(() => this.#serialising.delete(handedOn));
+    this.#serialising.push(handedOn);
+    void handedOn.then(() => this.#serialising.splice(this.#serialising.indexOf(handedOn), 1));
   }
 
   /** The SDK's serialisation of `spans`, a slice per macrotask, joined. */

@@ -25,8 +25,16 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-/** Payload bytes by id: the slices of the client's body chunks that make up each payload. */
-const blobs = new Map<string, Buffer[]>();
+/**
+ * Payload bytes by id: the slices of the client's body chunks that make up each payload. A plain
+ * dictionary, not a Map: a Map that is added to and deleted from for the life of the process
+ * links each rebuilt table to the next, and once one of them is in the old generation the chain
+ * keeps every later table, and the body chunks it names, alive until a full collection
+ * (server/track-inflight.ts).
+ */
+const blobs: Record<string, Buffer[] | undefined> = Object.create(null);
+/** The dictionary key of an id: ids are digits, and digit keys would be array elements, not entries. */
+const slot = (id: string) => `b${id}`;
 let nextId = 0;
 
 /** 256-entry table: 1 for bytes of the base64 alphabet (standard and URL-safe) and `=`. */
@@ -66,7 +74,7 @@ export function parseJsonBody(body: Buffer | readonly Buffer[]): ParsedBody {
       const payloadStart = dataUriPayloadStart(bytes, start, end);
       if (payloadStart !== -1 && bytes.isBase64(payloadStart, end)) {
         const id = String(nextId++);
-        blobs.set(id, bytes.subarrays(payloadStart, end));
+        blobs[slot(id)] = bytes.subarrays(payloadStart, end);
         ids.push(id);
         text += bytes.toString(copiedUpTo, payloadStart) + SERIALIZED_PREFIX + id;
         copiedUpTo = end;
@@ -93,7 +101,7 @@ export function isBlobRef(value: string): boolean {
 
 /** Bytes of a referenced payload (base64 text, as the slices it is held in), or undefined once released. */
 export function blobBytes(ref: string): readonly Buffer[] | undefined {
-  return isBlobRef(ref) ? blobs.get(ref.slice(PREFIX.length)) : undefined;
+  return isBlobRef(ref) ? blobs[slot(ref.slice(PREFIX.length))] : undefined;
 }
 
 /**
@@ -111,7 +119,7 @@ export function serializeJsonBody(value: unknown): string | Buffer[] {
     const idStart = at + SERIALIZED_PREFIX.length;
     let idEnd = idStart;
     while (idEnd < json.length && json.charCodeAt(idEnd) >= 48 && json.charCodeAt(idEnd) <= 57) idEnd++;
-    const bytes = blobs.get(json.slice(idStart, idEnd));
+    const bytes = blobs[slot(json.slice(idStart, idEnd))];
     if (!bytes) throw new Error('inline payload was released before the upstream body was written');
     parts.push(Buffer.from(json.slice(from, at), 'utf8'), ...bytes);
     from = idEnd;
@@ -130,7 +138,7 @@ export function serializedLength(body: string | Buffer[]): number {
 }
 
 function release(ids: string[]): void {
-  for (const id of ids) blobs.delete(id);
+  for (const id of ids) delete blobs[slot(id)];
 }
 
 function noop(): void {}

@@ -40,6 +40,8 @@ export function presentFieldsParser<S extends ObjectSchema>(schema: S): PresentF
     if (optin === 'defaulted') throw new Error(`presentFieldsParser: ${key} has a default`);
     return { key, schema: field, mayBeAbsent: optin === 'optional' && optout === 'optional' };
   });
+  /** zod's own answer: every case this parser does not settle by itself, errors included. */
+  const whole = (value: Record<string, unknown>) => schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
 
   return (value) => {
     const out: Record<string, unknown> = {};
@@ -47,15 +49,15 @@ export function presentFieldsParser<S extends ObjectSchema>(schema: S): PresentF
     for (const field of fields) {
       if (!(field.key in value)) {
         if (field.mayBeAbsent) continue;
-        return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+        return whole(value);
       }
       present++;
       const result = field.schema.safeParse(value[field.key]);
-      if (!result.success) return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+      if (!result.success) return whole(value);
       out[field.key] = result.data;
     }
     // An unknown key (zod counts keys with for…in): zod reports it, or drops it from a plain object.
-    if (countKeys(value) !== present) return schema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
+    if (countKeys(value) !== present) return whole(value);
     return { success: true, data: out as z.output<S> };
   };
 }

@@ -55,14 +55,16 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function receiver(status = 200) {
+/** A collector answering `status`, or each POST in turn with the next of `statuses` (then 200). */
+async function receiver(...statuses: number[]) {
   const bodies: Buffer[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       bodies.push(Buffer.concat(chunks));
-      res.writeHead(status, { 'content-type': 'application/x-protobuf' });
+      const status = statuses.length > 1 ? (statuses.shift() ?? 200) : (statuses[0] ?? 200);
+      res.writeHead(status, { 'content-type': 'application/x-protobuf', 'retry-after': '0' });
       res.end();
     });
   });
@@ -136,6 +138,16 @@ describe('SlicedProtobufTraceExporter', () => {
     exporter.export(finishedSpans(10), (r) => results.push(r));
     await exporter.shutdown();
     expect(bodies).toHaveLength(2);
+  });
+
+  it('retries a throttled export as the SDK does (Retry-After honoured) and then reports SUCCESS', async () => {
+    const { url, bodies } = await receiver(503, 429, 200);
+    const exporter = new SlicedProtobufTraceExporter({ url }, 8);
+    const result = await exportAll(exporter, finishedSpans(10));
+    expect(result.code).toBe(ExportResultCode.SUCCESS);
+    expect(bodies).toHaveLength(3);
+    expect(bodies[2]).toStrictEqual(bodies[0]);
+    await exporter.shutdown();
   });
 
   it('reports a refused export as FAILED, so the batch is counted as dropped', async () => {

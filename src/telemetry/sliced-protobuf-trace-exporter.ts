@@ -16,21 +16,33 @@
  * up (docs/performance.md, "Issue 25, fifth round").
  *
  * Nothing here encodes OTLP: every byte comes from the SDK's `ProtobufTraceSerializer`, and the
- * POST goes through the SDK's own HTTP export delegate, built exactly as `OTLPTraceExporter`
- * builds it (the same options, environment, retries, timeout, compression and concurrency limit).
+ * POST goes through the SDK's own export delegate, configured exactly as `OTLPTraceExporter`
+ * configures it (the same options, environment, retries, timeout, compression, concurrency limit
+ * and exporter metrics). Only the last step differs: the delegate's transport sends the POST with
+ * undici rather than node:http (undici-export-transport.ts says why and how it answers alike).
  * Joining works because an `ExportTraceServiceRequest` is `repeated ResourceSpans resource_spans
  * = 1`: concatenated serialised messages parse as one message whose repeated fields are the
  * concatenation (https://protobuf.dev/programming-guides/encoding/#last-one-wins), so the
  * collector receives one ResourceSpans per slice, each with its resource.
  */
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import type { IExporterTransport, IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
 import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { UndiciExportTransport } from './undici-export-transport.js';
 
 const requireSdk = createRequire(import.meta.url);
+
+// Not among the package's exports: the SDK's retrying transport and version, by file, from the
+// pinned version (this module's test loads them; a moved file fails it).
+const exporterBase = dirname(requireSdk.resolve('@opentelemetry/otlp-exporter-base'));
+const { createRetryingTransport } = requireSdk(join(exporterBase, 'retrying-transport.js')) as {
+  createRetryingTransport: (options: { transport: IExporterTransport }) => IExporterTransport;
+};
+const sdkUserAgent = `OTel-OTLP-Exporter-JavaScript/${(requireSdk(join(exporterBase, 'version.js')) as { VERSION: string }).VERSION}`;
 
 /** A batch serialised slice by slice, joined: what the export delegate sends. */
 interface SerialisedBatch {
@@ -57,18 +69,25 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
   ) {
     // CommonJS packages, loaded synchronously as create-otlp-exporters.ts loads the exporters.
     const { ProtobufTraceSerializer } = requireSdk('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-    const { convertLegacyHttpOptions, createOtlpHttpExportDelegate } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+    const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+    const { createOtlpNetworkExportDelegate } = requireSdk('@opentelemetry/otlp-exporter-base') as typeof import('@opentelemetry/otlp-exporter-base');
     this.#serialise = (spans) => ProtobufTraceSerializer.serializeRequest(spans);
     const passThrough: ISerializer<SerialisedBatch, unknown> = {
       serializeRequest: (batch) => batch.bytes,
       deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
     };
-    this.#delegate = createOtlpHttpExportDelegate(
-      convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+    const config = convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+    const transport = new UndiciExportTransport({
+      url: config.url,
+      headers: config.headers,
+      compression: config.compression,
+      userAgent: config.userAgent ? `${config.userAgent} ${sdkUserAgent}` : sdkUserAgent,
+    });
+    this.#delegate = createOtlpNetworkExportDelegate(
+      config,
       passThrough,
-      COMPONENT_TYPE,
-      { name: 'span', countItems: (batch) => batch.spans },
-      undefined,
+      createOtlpHttpExporterMetrics(COMPONENT_TYPE, { name: 'span', countItems: (batch: SerialisedBatch) => batch.spans }, config.url, undefined),
+      createRetryingTransport({ transport }),
     );
   }
 

@@ -1,0 +1,115 @@
+/**
+ * The OTLP/HTTP transport of the span exporter: the POST of a serialised batch, through undici.
+ *
+ * Why: the SDK's HTTP transport sends each batch with `node:http`, whose client code a gateway
+ * otherwise never runs, so every export POST (one per 32 requests with batches of 64) ran it cold:
+ * about 500 µs of CPU per POST at 1,000 requests/s, 15 µs per request (docs/performance.md, "Issue
+ * 25, tenth round"). undici is the client every upstream call already keeps hot. Everything else is
+ * the SDK's: the export delegate, its queue and concurrency limit, its retries and backoff
+ * (`RetryingTransport` wraps this), its exporter metrics. This transport answers exactly as the
+ * SDK's `sendWithHttp` does (success on 2xx; retryable on 429/502/503/504 with `Retry-After`, on a
+ * timeout and on the network errors it names; failure otherwise, with the collector's message), so
+ * the delegate behaves the same, and it sends the same headers (the configured ones, the SDK's
+ * `User-Agent`, `Content-Encoding: gzip` when compressing).
+ */
+// node:http's reason phrases: the SDK's error message is the response's `statusMessage`.
+import { STATUS_CODES } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
+import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
+import { Agent, request, type Dispatcher } from '../http-client.js';
+
+const gzipAsync = promisify(gzip);
+
+/** The SDK's limit on a collector's answer (http-transport-utils.js MAX_RESPONSE_BODY_SIZE). */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** The statuses the SDK retries (is-export-retryable.js). */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Network errors the SDK retries (http-transport-utils.js), and undici's names for a dropped socket or a timeout. */
+const RETRYABLE_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+export interface UndiciExportTransportOptions {
+  url: string;
+  /** The configured headers (`OTEL_EXPORTER_OTLP_*HEADERS`), the content type among them. */
+  headers: () => Promise<Record<string, string>>;
+  compression: 'gzip' | 'none';
+  /** The SDK's `User-Agent` value (`OTel-OTLP-Exporter-JavaScript/<version>`). */
+  userAgent: string;
+}
+
+export class UndiciExportTransport implements IExporterTransport {
+  readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+
+  constructor(private readonly options: UndiciExportTransportOptions) {}
+
+  async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
+    const headers: Record<string, string> = {};
+    // node:http sets headers case-insensitively, so the SDK's User-Agent replaces a configured one.
+    for (const [name, value] of Object.entries(await this.options.headers())) if (name.toLowerCase() !== 'user-agent') headers[name] = value;
+    headers['User-Agent'] = this.options.userAgent;
+    let body = data;
+    if (this.options.compression === 'gzip') {
+      body = await gzipAsync(data);
+      headers['Content-Encoding'] = 'gzip';
+    }
+    try {
+      const res = await request(this.options.url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.#agent,
+        // The SDK's `req.setTimeout`: the socket idle for this long, headers or body.
+        headersTimeout: timeoutMillis,
+        bodyTimeout: timeoutMillis,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          res.body.destroy();
+          return { status: 'failure', error: new Error(`OTLP export response body exceeded size limit of ${MAX_RESPONSE_BYTES} bytes`) };
+        }
+        chunks.push(chunk);
+      }
+      const status = res.statusCode;
+      if (status <= 299) return { status: 'success', data: Buffer.concat(chunks) };
+      if (RETRYABLE_STATUSES.has(status)) return { status: 'retryable', retryInMillis: retryAfterMillis(res.headers['retry-after']) };
+      return { status: 'failure', error: new OTLPExporterError(STATUS_CODES[status], status, Buffer.concat(chunks).toString()) };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && RETRYABLE_ERRORS.has(code)) return { status: 'retryable', error: error as Error };
+      return { status: 'failure', error: error as Error };
+    }
+  }
+
+  shutdown(): void {
+    void this.#agent.close();
+  }
+}
+
+/** `Retry-After` in milliseconds, as the SDK reads it (is-export-retryable.js parseRetryAfterToMills). */
+export function retryAfterMillis(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value == null) return undefined;
+  const seconds = Number.parseInt(value, 10);
+  if (Number.isInteger(seconds)) return seconds > 0 ? seconds * 1000 : -1;
+  const delay = new Date(value).getTime() - Date.now();
+  return delay >= 0 ? delay : 0;
+}

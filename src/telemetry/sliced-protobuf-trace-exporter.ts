@@ -37,7 +37,8 @@ import { UndiciExportTransport } from './undici-export-transport.js';
 const requireSdk = createRequire(import.meta.url);
 
 // Not among the package's exports: the SDK's retrying transport and version, by file, from the
-// pinned version (this module's test loads them; a moved file fails it).
+// pinned version (this module's test loads them; a moved file fails it). Upstream,
+// https://github.com/open-telemetry/opentelemetry-js/pull/6377 would export `createRetryingTransport`.
 const exporterBase = dirname(requireSdk.resolve('@opentelemetry/otlp-exporter-base'));
 const { createRetryingTransport } = requireSdk(join(exporterBase, 'retrying-transport.js')) as {
   createRetryingTransport: (options: { transport: IExporterTransport }) => IExporterTransport;

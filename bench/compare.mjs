@@ -4,7 +4,8 @@
 // to compare (the absolute figures move with the machine's load).
 //   node bench/compare.mjs [--rate 300|max] [--seconds 10] [--rounds 3] [--only floor,off,on]
 //                          (also: sdkfloor, the floor + the real SDK called the plainest way,
-//                          bench/floor-telemetry.mjs; down, a dead collector; noexport)
+//                          bench/floor-telemetry.mjs; sdkfull, the same with sidegate's span
+//                          content; down, a dead collector; noexport)
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 //                          [--env "NAME=value NAME2=value"]       (adds "env": sidegate, tracing
@@ -53,6 +54,8 @@ const starters = {
   floor: () => startFloor(emulator.url),
   // The floor + the real SDK called the plainest way (bench/floor-telemetry.mjs), exporting.
   sdkfloor: () => startSdkFloor(emulator.url, sink.url),
+  // The same with sidegate's span content, attribute for attribute (floor-telemetry.mjs).
+  sdkfull: () => startSdkFloor(emulator.url, sink.url, { FLOOR_SPAN_CONTENT: 'sidegate' }),
   on: () => startSidegate(emulator.url, on),
   off: () => startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

@@ -60,27 +60,44 @@ export function startFloorTelemetry(endpoint, upstream) {
   const setter = api.defaultTextMapSetter;
   const { hostname, port } = new URL(upstream);
 
+  // FLOOR_SPAN_CONTENT=sidegate (`sdkfull` in compare.mjs): the same two spans carrying what
+  // sidegate's carry for a plain answer, attribute for attribute (docs/tracing.md: the attempt's
+  // number, target, queue time, request settings, response id, finish reasons and cost; the
+  // request's attempts and target), still through the SDK called the plainest way: what the
+  // plain SDK costs for sidegate's span content, apart from how sidegate calls it.
+  const full = process.env.FLOOR_SPAN_CONTENT === 'sidegate';
+
   return {
     /** Before the upstream call: both spans started, traceparent added to `upstreamHeaders`. */
-    start(incomingHeaders, model, upstreamHeaders) {
+    start(incomingHeaders, model, upstreamHeaders, maxTokens) {
       const started = performance.now();
       const parent = propagator.extract(api.ROOT_CONTEXT, incomingHeaders, getter);
       const request = tracer.startSpan(`chat ${model}`, { kind: api.SpanKind.SERVER }, parent);
       request.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model, 'http.request.method': 'POST', 'http.route': '/v1/chat/completions' });
+      if (full) request.setAttributes({ 'gen_ai.request.max_tokens': maxTokens, 'gen_ai.output.type': 'text' });
       const requestContext = api.trace.setSpan(parent, request);
-      const attempt = tracer.startSpan(`chat ${model}`, { kind: api.SpanKind.CLIENT }, requestContext);
+      const attempt = tracer.startSpan(full ? `generate_content ${model}` : `chat ${model}`, { kind: api.SpanKind.CLIENT }, requestContext);
       attempt.setAttributes({
-        'gen_ai.operation.name': 'chat',
+        'gen_ai.operation.name': full ? 'generate_content' : 'chat',
         'gen_ai.provider.name': 'gcp.gemini',
         'gen_ai.request.model': model,
         'server.address': hostname,
         'server.port': Number(port),
       });
+      if (full) {
+        attempt.setAttributes({
+          'gateway.attempt.number': 1,
+          'gateway.target.index': 'default',
+          'gen_ai.request.max_tokens': maxTokens,
+          'gen_ai.output.type': 'text',
+          'gateway.upstream.queue_duration': (performance.now() - started) / 1000,
+        });
+      }
       propagator.inject(api.trace.setSpan(requestContext, attempt), upstreamHeaders, setter);
       return { started, model, request, attempt };
     },
     /** After the answer's last byte: response attributes, both spans ended, the metric records. */
-    end({ started, model, request, attempt }, status, responseModel, usage) {
+    end({ started, model, request, attempt }, status, responseModel, usage, answer = {}) {
       const input = usage?.promptTokenCount ?? 0;
       const output = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
       attempt.setAttributes({
@@ -89,8 +106,26 @@ export function startFloorTelemetry(endpoint, upstream) {
         'gen_ai.usage.input_tokens': input,
         'gen_ai.usage.output_tokens': output,
       });
+      if (full) {
+        attempt.setAttributes({
+          'gen_ai.response.id': answer.responseId,
+          'gen_ai.response.finish_reasons': [answer.finishReason],
+          'gateway.cost.usd': input * 3e-7 + output * 2.5e-6,
+        });
+      }
       attempt.end();
-      request.setAttributes({ 'http.response.status_code': status, 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output });
+      if (full) {
+        request.setAttributes({
+          'http.response.status_code': status,
+          'gateway.attempts': 1,
+          'gateway.target.index': 'default',
+          'gen_ai.response.id': answer.responseId,
+          'gen_ai.response.model': responseModel ?? model,
+          'gen_ai.response.finish_reasons': [answer.finishReason],
+        });
+      } else {
+        request.setAttributes({ 'http.response.status_code': status, 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output });
+      }
       request.end();
       const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'gcp.gemini', 'gen_ai.request.model': model, 'gen_ai.response.model': responseModel ?? model };
       duration.record((performance.now() - started) / 1000, attributes);

@@ -84,7 +84,7 @@ async function handle(req, res) {
   const stream = openai.stream === true;
   const rpc = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-provider-key' };
-  const recording = telemetry?.start(req.headers, openai.model, headers);
+  const recording = telemetry?.start(req.headers, openai.model, headers, openai.max_tokens);
   const up = await poolRequest.call(pool, {
     method: 'POST',
     path: `/v1beta/models/${openai.model}:${rpc}`,
@@ -106,7 +106,7 @@ async function handle(req, res) {
     });
     res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
     res.end(out);
-    if (recording) telemetry.end(recording, up.statusCode, gemini.modelVersion, gemini.usageMetadata);
+    if (recording) telemetry.end(recording, up.statusCode, gemini.modelVersion, gemini.usageMetadata, { responseId: gemini.responseId, finishReason: FINISH[candidate?.finishReason] ?? 'stop' });
     return;
   }
   res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -117,6 +117,8 @@ async function handle(req, res) {
   let first = true;
   let usage;
   let modelVersion;
+  let responseId;
+  let finishReason = 'stop';
   for await (const piece of up.body) {
     buffered += piece.toString();
     let end;
@@ -130,12 +132,16 @@ async function handle(req, res) {
       first = false;
       usage = chunk.usageMetadata;
       modelVersion = chunk.modelVersion;
+      if (recording) {
+        responseId = chunk.responseId;
+        if (candidate?.finishReason) finishReason = FINISH[candidate.finishReason] ?? 'stop';
+      }
       res.write(frame(delta, candidate?.finishReason ? (FINISH[candidate.finishReason] ?? 'stop') : null));
     }
   }
   if (includeUsage) res.write(frame(undefined, null, usageOf(usage)));
   res.end('data: [DONE]\n\n');
-  if (recording) telemetry.end(recording, up.statusCode, modelVersion, usage);
+  if (recording) telemetry.end(recording, up.statusCode, modelVersion, usage, { responseId, finishReason });
 }
 
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {

@@ -4,7 +4,7 @@
 // recorded; CPU per request is read from /proc. Prints a summary per participant grouped by
 // package, and writes DIR/<participant>.cpuprofile (open in Chrome DevTools) and DIR/summary.json.
 //   node bench/profile.mjs [--rate 1000|max] [--seconds 10] [--out DIR] [--only floor,on,off]
-//                          (also: sdkfloor, down, noexport)
+//                          (also: sdkfloor, sdkfull, down, noexport)
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
 // Needs `npm run build` first. Profiling costs CPU of its own (sampling every 250 µs): compare
@@ -37,6 +37,7 @@ const starters = {
   floor: () => startFloor(emulator.url, 128, probe),
   // the floor + the real SDK called the plainest way (floor-telemetry.mjs): what the SDK costs any gateway
   sdkfloor: () => startSdkFloor(emulator.url, sink.url, probe),
+  sdkfull: () => startSdkFloor(emulator.url, sink.url, { ...probe, FLOOR_SPAN_CONTENT: 'sidegate' }),
   on: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
   off: () => startSidegate(emulator.url, { ...probe, OTEL_SDK_DISABLED: 'true' }),
   down: () => startSidegate(emulator.url, { ...probe, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }),

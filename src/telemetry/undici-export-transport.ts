@@ -54,6 +54,9 @@ export interface UndiciExportTransportOptions {
 }
 
 export class UndiciExportTransport implements IExporterTransport {
+  // Its own pool: a collector is not an upstream. Exports in flight are bounded by the delegate's
+  // concurrency limit (OTEL_BSP_* batches, one at a time from the batch processor), so a few kept-
+  // alive sockets carry them; more would wait in undici's queue, not fail.
   readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 
   constructor(private readonly options: UndiciExportTransportOptions) {}
@@ -105,7 +108,7 @@ export class UndiciExportTransport implements IExporterTransport {
 }
 
 /** `Retry-After` in milliseconds, as the SDK reads it (is-export-retryable.js parseRetryAfterToMills). */
-export function retryAfterMillis(header: string | string[] | undefined): number | undefined {
+function retryAfterMillis(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (value == null) return undefined;
   const seconds = Number.parseInt(value, 10);

@@ -26,24 +26,14 @@
  * collector receives one ResourceSpans per slice, each with its resource.
  */
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { IExporterTransport, IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import type { IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
 import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { UndiciExportTransport } from './undici-export-transport.js';
+import { createUndiciExportTransport } from './undici-export-transport.js';
 
 const requireSdk = createRequire(import.meta.url);
-
-// Not among the package's exports: the SDK's retrying transport and version, by file, from the
-// pinned version (this module's test loads them; a moved file fails it). Upstream,
-// https://github.com/open-telemetry/opentelemetry-js/pull/6377 would export `createRetryingTransport`.
-const exporterBase = dirname(requireSdk.resolve('@opentelemetry/otlp-exporter-base'));
-const { createRetryingTransport } = requireSdk(join(exporterBase, 'retrying-transport.js')) as {
-  createRetryingTransport: (options: { transport: IExporterTransport }) => IExporterTransport;
-};
-const sdkUserAgent = `OTel-OTLP-Exporter-JavaScript/${(requireSdk(join(exporterBase, 'version.js')) as { VERSION: string }).VERSION}`;
 
 /** A batch serialised slice by slice, joined: what the export delegate sends. */
 interface SerialisedBatch {
@@ -78,17 +68,11 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
       deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
     };
     const config = convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-    const transport = new UndiciExportTransport({
-      url: config.url,
-      headers: config.headers,
-      compression: config.compression,
-      userAgent: config.userAgent ? `${config.userAgent} ${sdkUserAgent}` : sdkUserAgent,
-    });
     this.#delegate = createOtlpNetworkExportDelegate(
       config,
       passThrough,
       createOtlpHttpExporterMetrics(COMPONENT_TYPE, { name: 'span', countItems: (batch: SerialisedBatch) => batch.spans }, config.url, undefined),
-      createRetryingTransport({ transport }),
+      createUndiciExportTransport({ url: config.url, headers: config.headers, compression: config.compression, userAgent: config.userAgent }),
     );
   }
 

@@ -52,10 +52,9 @@ const configured = { 'Content-Type': 'application/x-protobuf', 'x-tenant': 'acme
 
 function transports(url: string, compression: 'gzip' | 'none' = 'none', userAgent?: string) {
   const headers = () => Promise.resolve({ ...configured });
-  const sdkUserAgent = `OTel-OTLP-Exporter-JavaScript/${VERSION}`;
   return {
     sdk: createHttpExporterTransport({ url, headers, compression, userAgent, agentFactory: httpAgentFactoryFromOptions({ keepAlive: true }) }),
-    ours: new UndiciExportTransport({ url, headers, compression, userAgent: userAgent ? `${userAgent} ${sdkUserAgent}` : sdkUserAgent }),
+    ours: new UndiciExportTransport({ url, headers, compression, userAgent }),
   };
 }
 

@@ -14,21 +14,40 @@
  */
 // node:http's reason phrases: the SDK's error message is the response's `statusMessage`.
 import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { Agent, request, type Dispatcher } from '../http-client.js';
 
+// Not among @opentelemetry/otlp-exporter-base's exports: its retrying transport, its rules for a
+// retryable status and `Retry-After`, and its version, loaded by file from the pinned version (a
+// moved file fails this module's tests). Upstream,
+// https://github.com/open-telemetry/opentelemetry-js/pull/6377 would export `createRetryingTransport`.
+const requireSdk = createRequire(import.meta.url);
+const exporterBase = dirname(requireSdk.resolve('@opentelemetry/otlp-exporter-base'));
+const { createRetryingTransport } = requireSdk(join(exporterBase, 'retrying-transport.js')) as {
+  createRetryingTransport: (options: { transport: IExporterTransport }) => IExporterTransport;
+};
+const { isExportHTTPErrorRetryable, parseRetryAfterToMills } = requireSdk(join(exporterBase, 'is-export-retryable.js')) as {
+  isExportHTTPErrorRetryable: (statusCode: number) => boolean;
+  parseRetryAfterToMills: (retryAfter?: string | null) => number | undefined;
+};
+const { VERSION } = requireSdk(join(exporterBase, 'version.js')) as { VERSION: string };
+/** The SDK transport's own `User-Agent` (http-transport-utils.js DEFAULT_USER_AGENT). */
+const SDK_USER_AGENT = `OTel-OTLP-Exporter-JavaScript/${VERSION}`;
+
 const gzipAsync = promisify(gzip);
 
 /** The SDK's limit on a collector's answer (http-transport-utils.js MAX_RESPONSE_BODY_SIZE). */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/** The statuses the SDK retries (is-export-retryable.js). */
-const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
-
-/** Network errors the SDK retries (http-transport-utils.js), and undici's names for a dropped socket or a timeout. */
+/**
+ * Network errors the SDK retries (http-transport-utils.js, not exported there), and undici's names
+ * for a dropped socket or a timeout.
+ */
 const RETRYABLE_ERRORS = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -49,8 +68,13 @@ export interface UndiciExportTransportOptions {
   /** The configured headers (`OTEL_EXPORTER_OTLP_*HEADERS`), the content type among them. */
   headers: () => Promise<Record<string, string>>;
   compression: 'gzip' | 'none';
-  /** The SDK's `User-Agent` value (`OTel-OTLP-Exporter-JavaScript/<version>`). */
-  userAgent: string;
+  /** A configured `User-Agent`, sent before the SDK's own, as the SDK's transport sends it. */
+  userAgent?: string | undefined;
+}
+
+/** The SDK's `RetryingTransport` (retries, backoff, `Retry-After`) around the undici POST. */
+export function createUndiciExportTransport(options: UndiciExportTransportOptions): IExporterTransport {
+  return createRetryingTransport({ transport: new UndiciExportTransport(options) });
 }
 
 export class UndiciExportTransport implements IExporterTransport {
@@ -59,13 +83,17 @@ export class UndiciExportTransport implements IExporterTransport {
   // alive sockets carry them; more would wait in undici's queue, not fail.
   readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 
-  constructor(private readonly options: UndiciExportTransportOptions) {}
+  readonly #userAgent: string;
+
+  constructor(private readonly options: UndiciExportTransportOptions) {
+    this.#userAgent = options.userAgent ? `${options.userAgent} ${SDK_USER_AGENT}` : SDK_USER_AGENT;
+  }
 
   async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
     const headers: Record<string, string> = {};
     // node:http sets headers case-insensitively, so the SDK's User-Agent replaces a configured one.
     for (const [name, value] of Object.entries(await this.options.headers())) if (name.toLowerCase() !== 'user-agent') headers[name] = value;
-    headers['User-Agent'] = this.options.userAgent;
+    headers['User-Agent'] = this.#userAgent;
     let body = data;
     if (this.options.compression === 'gzip') {
       body = await gzipAsync(data);
@@ -93,7 +121,10 @@ export class UndiciExportTransport implements IExporterTransport {
       }
       const status = res.statusCode;
       if (status <= 299) return { status: 'success', data: Buffer.concat(chunks) };
-      if (RETRYABLE_STATUSES.has(status)) return { status: 'retryable', retryInMillis: retryAfterMillis(res.headers['retry-after']) };
+      if (isExportHTTPErrorRetryable(status)) {
+        const retryAfter = res.headers['retry-after'];
+        return { status: 'retryable', retryInMillis: parseRetryAfterToMills(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
+      }
       return { status: 'failure', error: new OTLPExporterError(STATUS_CODES[status], status, Buffer.concat(chunks).toString()) };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
@@ -105,14 +136,4 @@ export class UndiciExportTransport implements IExporterTransport {
   shutdown(): void {
     void this.#agent.close();
   }
-}
-
-/** `Retry-After` in milliseconds, as the SDK reads it (is-export-retryable.js parseRetryAfterToMills). */
-function retryAfterMillis(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value == null) return undefined;
-  const seconds = Number.parseInt(value, 10);
-  if (Number.isInteger(seconds)) return seconds > 0 ? seconds * 1000 : -1;
-  const delay = new Date(value).getTime() - Date.now();
-  return delay >= 0 ? delay : 0;
 }

@@ -16,6 +16,8 @@
 //                                                                  commit's dist/ built elsewhere)
 //                          [--stream]  (streams instead of JSON answers: adds time to first
 //                                      byte, p50 and p99, to each participant's line)
+//                          [--threads] (also CPU per request on the event loop's thread alone,
+//                                      /proc/<pid>/task/<pid>/stat, and on the other threads)
 //                          [--alone]   (each participant served alone in turn, the order rotating
 //                                      each round, instead of interleaved: for the tail, p99 and
 //                                      p99.9, which another participant's pauses would move;
@@ -25,7 +27,7 @@
 // arms come last unless named) measured 8–17 µs per request more CPU at 500 req/s in A/A runs (the
 // same build as `on` and as `base`, 2026-11-26): judge an A/B by swapping the order, or against an A/A.
 import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
-import { cpuMs, freePort, round, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
+import { cpuMs, freePort, mainThreadCpuMs, round, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -44,6 +46,7 @@ if (ENV && !ONLY.includes('env')) ONLY.push('env');
 const BASELINE = option('baseline', undefined);
 const ALONE = MAX || args.includes('--alone');
 const KIND = args.includes('--stream') ? 'stream' : 'json';
+const THREADS = args.includes('--threads');
 if (BASELINE) for (const key of ['base', 'base-off']) if (!ONLY.includes(key)) ONLY.push(key);
 
 const sink = await start('child.mjs', ['sink']);
@@ -69,7 +72,11 @@ const parts = [];
 for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
-const acc = parts.map(() => ({ cpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
+const acc = parts.map(() => ({ cpu: 0, mainCpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
+// The event loop's thread's CPU, read around the same segments as the process's (--threads).
+const mainBefore = parts.map(() => 0);
+const markMain = (i) => (mainBefore[i] = mainThreadCpuMs(parts[i].pid));
+const addMain = (i) => (acc[i].mainCpu += mainThreadCpuMs(parts[i].pid) - mainBefore[i]);
 function add(i, cpu, result) {
   acc[i].cpu += cpu;
   acc[i].requests += result.latencies.length + result.errors;
@@ -82,10 +89,12 @@ for (let r = 0; r < ROUNDS; r++) {
   const order = parts.map((_, i) => (i + r) % parts.length);
   if (ALONE) {
     for (const i of order) {
+      markMain(i);
       const before = cpuMs(parts[i].pid);
       if (MAX) {
         const result = await maxThroughput({ target: parts[i][KIND], seconds: SECONDS });
         acc[i].cpu += cpuMs(parts[i].pid) - before;
+        addMain(i);
         acc[i].requests += result.ok + result.errors;
         acc[i].errors += result.errors;
         acc[i].rps.push(Math.round(result.rps));
@@ -93,12 +102,15 @@ for (let r = 0; r < ROUNDS; r++) {
       }
       const [result] = await fixedRate({ targets: [parts[i][KIND]], ratePerSecond: RATE, seconds: SECONDS });
       add(i, cpuMs(parts[i].pid) - before, result);
+      addMain(i);
     }
     continue;
   }
+  parts.forEach((_, i) => markMain(i));
   const before = parts.map((p) => cpuMs(p.pid));
   const results = await fixedRate({ targets: order.map((i) => parts[i][KIND]), ratePerSecond: RATE * parts.length, seconds: SECONDS });
   order.forEach((i, j) => add(i, cpuMs(parts[i].pid) - before[i], results[j]));
+  parts.forEach((_, i) => addMain(i));
 }
 const base = acc[parts.findIndex((p) => p.key === 'floor')];
 const out = {};
@@ -106,21 +118,23 @@ console.log(`${KIND === 'stream' ? 'streams, ' : ''}${RATE} req/s each, ${parts.
 parts.forEach((p, i) => {
   const a = acc[i];
   const us = (a.cpu * 1000) / a.requests;
+  const mainUs = (a.mainCpu * 1000) / a.requests;
   const s = summarize(a.latencies);
   const sorted = Float64Array.from(a.latencies).sort();
   const at = (p) => percentile(sorted, p) / 1000;
   const p999 = at(99.9);
-  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors };
+  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors, ...(THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {}) };
   const t = KIND === 'stream' ? summarize(a.ttfbs) : undefined;
   if (t) Object.assign(out[p.key], { ttfb_p50_ms: round(t.p50_ms), ttfb_p99_ms: round(t.p99_ms) });
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
+  const threads = THREADS ? `; event loop's thread ${Math.round(mainUs)} µs/req${base ? ` (${round(mainUs / ((base.mainCpu * 1000) / base.requests), 2)}× floor's)` : ''}, other threads ${Math.round(us - mainUs)}` : '';
   if (MAX) {
-    out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors };
-    console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, req/s by round ${a.rps.join(', ')}, errors ${a.errors}`);
+    out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors, ...(THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {}) };
+    console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}${threads}, req/s by round ${a.rps.join(', ')}, errors ${a.errors}`);
     p.child.kill('SIGTERM');
     return;
   }
-  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms${t ? `, TTFB p50 ${round(t.p50_ms, 2)}, p99 ${round(t.p99_ms, 2)} ms` : ''}, errors ${a.errors}`);
+  console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}${threads}, p50 ${round(s.p50_ms, 2)}, p90 ${round(at(90), 2)}, p95 ${round(at(95), 2)}, p98 ${round(at(98), 2)}, p99 ${round(s.p99_ms, 2)} ms, p99.9 ${round(p999, 2)} ms${t ? `, TTFB p50 ${round(t.p50_ms, 2)}, p99 ${round(t.p99_ms, 2)} ms` : ''}, errors ${a.errors}`);
   p.child.kill('SIGTERM');
 });
 console.log(JSON.stringify(out));

@@ -25,6 +25,16 @@ export function cpuMs(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
+/**
+ * User + system CPU in ms of a process's main thread alone (its task whose id is the pid): the
+ * thread the event loop runs on, which bounds a Node process's throughput; the rest of `cpuMs` is
+ * V8's and libuv's helper threads.
+ */
+export function mainThreadCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
 /** VmRSS (and VmHWM) in MB, as the kernel reports them. */
 export function rss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

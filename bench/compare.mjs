@@ -119,17 +119,18 @@ parts.forEach((p, i) => {
   const a = acc[i];
   const us = (a.cpu * 1000) / a.requests;
   const mainUs = (a.mainCpu * 1000) / a.requests;
+  const threadsOut = THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {};
   const s = summarize(a.latencies);
   const sorted = Float64Array.from(a.latencies).sort();
   const at = (p) => percentile(sorted, p) / 1000;
   const p999 = at(99.9);
-  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors, ...(THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {}) };
+  out[p.key] = { cpu_per_request_us: Math.round(us), p50_ms: round(s.p50_ms), p99_ms: round(s.p99_ms), p999_ms: round(p999), errors: a.errors, ...threadsOut };
   const t = KIND === 'stream' ? summarize(a.ttfbs) : undefined;
   if (t) Object.assign(out[p.key], { ttfb_p50_ms: round(t.p50_ms), ttfb_p99_ms: round(t.p99_ms) });
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
   const threads = THREADS ? `; event loop's thread ${Math.round(mainUs)} µs/req${base ? ` (${round(mainUs / ((base.mainCpu * 1000) / base.requests), 2)}× floor's)` : ''}, other threads ${Math.round(us - mainUs)}` : '';
   if (MAX) {
-    out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors, ...(THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {}) };
+    out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors, ...threadsOut };
     console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}${threads}, req/s by round ${a.rps.join(', ')}, errors ${a.errors}`);
     p.child.kill('SIGTERM');
     return;

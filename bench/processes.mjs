@@ -19,22 +19,20 @@ export const chatStreamBody = JSON.stringify({ model: MODEL, messages: [{ role: 
 export const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
 
 export const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
-/** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
-export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User + system CPU in ms from a procfs `stat` file (utime and stime, fields 14 and 15). */
+function statCpuMs(file) {
+  const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
+/** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
+export const cpuMs = (pid) => statCpuMs(`/proc/${pid}/stat`);
 /**
  * User + system CPU in ms of a process's main thread alone (its task whose id is the pid): the
  * thread the event loop runs on, which bounds a Node process's throughput; the rest of `cpuMs` is
  * V8's and libuv's helper threads.
  */
-export function mainThreadCpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
+export const mainThreadCpuMs = (pid) => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 /** VmRSS (and VmHWM) in MB, as the kernel reports them. */
 export function rss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -23,7 +23,7 @@ import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { Agent, request, type Dispatcher } from '../http-client.js';
 
 // Not among @opentelemetry/otlp-exporter-base's exports: its retrying transport, its rules for a
-// retryable status and `Retry-After`, and its version, loaded by file from the pinned version (a
+// retryable status and `Retry-After`, its version and its answer size limit, loaded by file from the pinned version (a
 // moved file fails this module's tests). Upstream,
 // https://github.com/open-telemetry/opentelemetry-js/pull/6377 would export `createRetryingTransport`.
 const requireSdk = createRequire(import.meta.url);
@@ -36,13 +36,12 @@ const { isExportHTTPErrorRetryable, parseRetryAfterToMills } = requireSdk(join(e
   parseRetryAfterToMills: (retryAfter?: string | null) => number | undefined;
 };
 const { VERSION } = requireSdk(join(exporterBase, 'version.js')) as { VERSION: string };
+/** The SDK's limit on a collector's answer (already loaded with the SDK's node:http transport). */
+const { MAX_RESPONSE_BODY_SIZE } = requireSdk(join(exporterBase, 'transport/http-transport-utils.js')) as { MAX_RESPONSE_BODY_SIZE: number };
 /** The SDK transport's own `User-Agent` (http-transport-utils.js DEFAULT_USER_AGENT). */
 const SDK_USER_AGENT = `OTel-OTLP-Exporter-JavaScript/${VERSION}`;
 
 const gzipAsync = promisify(gzip);
-
-/** The SDK's limit on a collector's answer (http-transport-utils.js MAX_RESPONSE_BODY_SIZE). */
-const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Network errors the SDK retries (http-transport-utils.js, not exported there), and undici's names
@@ -113,9 +112,9 @@ export class UndiciExportTransport implements IExporterTransport {
       let size = 0;
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
+        if (size > MAX_RESPONSE_BODY_SIZE) {
           res.body.destroy();
-          return { status: 'failure', error: new Error(`OTLP export response body exceeded size limit of ${MAX_RESPONSE_BYTES} bytes`) };
+          return { status: 'failure', error: new Error(`OTLP export response body exceeded size limit of ${MAX_RESPONSE_BODY_SIZE} bytes`) };
         }
         chunks.push(chunk);
       }

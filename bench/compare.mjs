@@ -17,7 +17,8 @@
 //                          [--stream]  (streams instead of JSON answers: adds time to first
 //                                      byte, p50 and p99, to each participant's line)
 //                          [--threads] (also CPU per request on the event loop's thread alone,
-//                                      /proc/<pid>/task/<pid>/stat, and on the other threads)
+//                                      /proc/<pid>/task/<pid>/stat, on the other threads, and
+//                                      the system (kernel) share of the process's)
 //                          [--alone]   (each participant served alone in turn, the order rotating
 //                                      each round, instead of interleaved: for the tail, p99 and
 //                                      p99.9, which another participant's pauses would move;
@@ -27,7 +28,7 @@
 // arms come last unless named) measured 8–17 µs per request more CPU at 500 req/s in A/A runs (the
 // same build as `on` and as `base`, 2026-11-26): judge an A/B by swapping the order, or against an A/A.
 import { fixedRate, maxThroughput, percentile, summarize } from './load.mjs';
-import { cpuMs, freePort, mainThreadCpuMs, round, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
+import { cpuMs, freePort, mainThreadCpuMs, round, systemCpuMs, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -72,11 +73,18 @@ const parts = [];
 for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
-const acc = parts.map(() => ({ cpu: 0, mainCpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
+const acc = parts.map(() => ({ cpu: 0, mainCpu: 0, systemCpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
 // The event loop's thread's CPU, read around the same segments as the process's (--threads).
 const mainBefore = parts.map(() => 0);
-const markMain = (i) => (mainBefore[i] = mainThreadCpuMs(parts[i].pid));
-const addMain = (i) => (acc[i].mainCpu += mainThreadCpuMs(parts[i].pid) - mainBefore[i]);
+const systemBefore = parts.map(() => 0);
+const markMain = (i) => {
+  mainBefore[i] = mainThreadCpuMs(parts[i].pid);
+  systemBefore[i] = systemCpuMs(parts[i].pid);
+};
+const addMain = (i) => {
+  acc[i].mainCpu += mainThreadCpuMs(parts[i].pid) - mainBefore[i];
+  acc[i].systemCpu += systemCpuMs(parts[i].pid) - systemBefore[i];
+};
 function add(i, cpu, result) {
   acc[i].cpu += cpu;
   acc[i].requests += result.latencies.length + result.errors;
@@ -119,7 +127,8 @@ parts.forEach((p, i) => {
   const a = acc[i];
   const us = (a.cpu * 1000) / a.requests;
   const mainUs = (a.mainCpu * 1000) / a.requests;
-  const threadsOut = THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs) } : {};
+  const systemUs = (a.systemCpu * 1000) / a.requests;
+  const threadsOut = THREADS ? { event_loop_thread_cpu_per_request_us: Math.round(mainUs), system_cpu_per_request_us: Math.round(systemUs) } : {};
   const s = summarize(a.latencies);
   const sorted = Float64Array.from(a.latencies).sort();
   const at = (p) => percentile(sorted, p) / 1000;
@@ -128,7 +137,7 @@ parts.forEach((p, i) => {
   const t = KIND === 'stream' ? summarize(a.ttfbs) : undefined;
   if (t) Object.assign(out[p.key], { ttfb_p50_ms: round(t.p50_ms), ttfb_p99_ms: round(t.p99_ms) });
   const ratio = base ? ` (${round(us / ((base.cpu * 1000) / base.requests), 2)}× floor)` : '';
-  const threads = THREADS ? `; event loop's thread ${Math.round(mainUs)} µs/req${base ? ` (${round(mainUs / ((base.mainCpu * 1000) / base.requests), 2)}× floor's)` : ''}, other threads ${Math.round(us - mainUs)}` : '';
+  const threads = THREADS ? `; event loop's thread ${Math.round(mainUs)} µs/req${base ? ` (${round(mainUs / ((base.mainCpu * 1000) / base.requests), 2)}× floor's)` : ''}, other threads ${Math.round(us - mainUs)}; system ${Math.round(systemUs)} of the ${Math.round(us)}` : '';
   if (MAX) {
     out[p.key] = { cpu_per_request_us: Math.round(us), rps: a.rps, errors: a.errors, ...threadsOut };
     console.log(`${p.key.padEnd(10)} CPU ${String(Math.round(us)).padStart(5)} µs/req${ratio}${threads}, req/s by round ${a.rps.join(', ')}, errors ${a.errors}`);

@@ -19,11 +19,15 @@ export const chatStreamBody = JSON.stringify({ model: MODEL, messages: [{ role: 
 export const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
 
 export const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
-/** User + system CPU in ms from a procfs `stat` file (utime and stime, fields 14 and 15). */
-function statCpuMs(file) {
+/** User and system CPU in ms from a procfs `stat` file (utime and stime, fields 14 and 15). */
+function statCpu(file) {
   const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  return { userMs: Number(fields[11]) * TICK_MS, systemMs: Number(fields[12]) * TICK_MS };
+}
+function statCpuMs(file) {
+  const { userMs, systemMs } = statCpu(file);
+  return userMs + systemMs;
 }
 /** User + system CPU of a process in ms, from procfs (works for every participant, the peer too). */
 export const cpuMs = (pid) => statCpuMs(`/proc/${pid}/stat`);
@@ -33,6 +37,8 @@ export const cpuMs = (pid) => statCpuMs(`/proc/${pid}/stat`);
  * V8's and libuv's helper threads.
  */
 export const mainThreadCpuMs = (pid) => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+/** The system (kernel) share of `cpuMs`: system calls, page faults and interrupts while it ran. */
+export const systemCpuMs = (pid) => statCpu(`/proc/${pid}/stat`).systemMs;
 /** VmRSS (and VmHWM) in MB, as the kernel reports them. */
 export function rss(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -74,14 +74,17 @@ for (const key of ONLY) parts.push({ key, ...(await starters[key]()) });
 for (const p of parts) await maxThroughput({ target: p.json, seconds: 2 });
 
 const acc = parts.map(() => ({ cpu: 0, mainCpu: 0, systemCpu: 0, requests: 0, latencies: [], ttfbs: [], errors: 0, rps: [] }));
-// The event loop's thread's CPU, read around the same segments as the process's (--threads).
+// --threads: the event loop's thread's CPU and the process's system share, read around the same
+// segments as the process's CPU; nothing is read without it.
 const mainBefore = parts.map(() => 0);
 const systemBefore = parts.map(() => 0);
-const markMain = (i) => {
+const markThreads = (i) => {
+  if (!THREADS) return;
   mainBefore[i] = mainThreadCpuMs(parts[i].pid);
   systemBefore[i] = systemCpuMs(parts[i].pid);
 };
-const addMain = (i) => {
+const addThreads = (i) => {
+  if (!THREADS) return;
   acc[i].mainCpu += mainThreadCpuMs(parts[i].pid) - mainBefore[i];
   acc[i].systemCpu += systemCpuMs(parts[i].pid) - systemBefore[i];
 };
@@ -97,12 +100,12 @@ for (let r = 0; r < ROUNDS; r++) {
   const order = parts.map((_, i) => (i + r) % parts.length);
   if (ALONE) {
     for (const i of order) {
-      markMain(i);
+      markThreads(i);
       const before = cpuMs(parts[i].pid);
       if (MAX) {
         const result = await maxThroughput({ target: parts[i][KIND], seconds: SECONDS });
         acc[i].cpu += cpuMs(parts[i].pid) - before;
-        addMain(i);
+        addThreads(i);
         acc[i].requests += result.ok + result.errors;
         acc[i].errors += result.errors;
         acc[i].rps.push(Math.round(result.rps));
@@ -110,15 +113,15 @@ for (let r = 0; r < ROUNDS; r++) {
       }
       const [result] = await fixedRate({ targets: [parts[i][KIND]], ratePerSecond: RATE, seconds: SECONDS });
       add(i, cpuMs(parts[i].pid) - before, result);
-      addMain(i);
+      addThreads(i);
     }
     continue;
   }
-  parts.forEach((_, i) => markMain(i));
+  parts.forEach((_, i) => markThreads(i));
   const before = parts.map((p) => cpuMs(p.pid));
   const results = await fixedRate({ targets: order.map((i) => parts[i][KIND]), ratePerSecond: RATE * parts.length, seconds: SECONDS });
   order.forEach((i, j) => add(i, cpuMs(parts[i].pid) - before[i], results[j]));
-  parts.forEach((_, i) => addMain(i));
+  parts.forEach((_, i) => addThreads(i));
 }
 const base = acc[parts.findIndex((p) => p.key === 'floor')];
 const out = {};

@@ -96,17 +96,18 @@ async function handle(req, res) {
   if (!stream) {
     const gemini = await up.body.json();
     const candidate = gemini.candidates?.[0];
+    const finishReason = FINISH[candidate?.finishReason] ?? 'stop';
     const out = JSON.stringify({
       id,
       object: 'chat.completion',
       created,
       model: openai.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: candidateText(candidate) }, finish_reason: FINISH[candidate?.finishReason] ?? 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: candidateText(candidate) }, finish_reason: finishReason }],
       usage: usageOf(gemini.usageMetadata),
     });
     res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
     res.end(out);
-    if (recording) telemetry.end(recording, up.statusCode, gemini.modelVersion, gemini.usageMetadata, { responseId: gemini.responseId, finishReason: FINISH[candidate?.finishReason] ?? 'stop' });
+    if (recording) telemetry.end(recording, up.statusCode, gemini.modelVersion, gemini.usageMetadata, { responseId: gemini.responseId, finishReason });
     return;
   }
   res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -132,11 +133,12 @@ async function handle(req, res) {
       first = false;
       usage = chunk.usageMetadata;
       modelVersion = chunk.modelVersion;
+      const finish = candidate?.finishReason ? (FINISH[candidate.finishReason] ?? 'stop') : null;
       if (recording) {
         responseId = chunk.responseId;
-        if (candidate?.finishReason) finishReason = FINISH[candidate.finishReason] ?? 'stop';
+        if (finish) finishReason = finish;
       }
-      res.write(frame(delta, candidate?.finishReason ? (FINISH[candidate.finishReason] ?? 'stop') : null));
+      res.write(frame(delta, finish));
     }
   }
   if (includeUsage) res.write(frame(undefined, null, usageOf(usage)));

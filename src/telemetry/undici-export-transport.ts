@@ -23,8 +23,8 @@ import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { Agent, request, type Dispatcher } from '../http-client.js';
 
 // Not among @opentelemetry/otlp-exporter-base's exports: its retrying transport, its rules for a
-// retryable status and `Retry-After`, its version and its answer size limit, loaded by file from the pinned version (a
-// moved file fails this module's tests). Upstream,
+// retryable status and `Retry-After`, its version and its answer size limit, loaded by file from
+// the pinned version (a moved file fails this module's tests). Upstream,
 // https://github.com/open-telemetry/opentelemetry-js/pull/6377 would export `createRetryingTransport`.
 const requireSdk = createRequire(import.meta.url);
 const exporterBase = dirname(requireSdk.resolve('@opentelemetry/otlp-exporter-base'));

@@ -46,7 +46,7 @@ export const LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
   ['openai'],
   // Shared leaves: the error types (which scrub their messages), and small helpers.
   ['errors.ts'],
-  ['scrub-secrets.ts', 'issue-param.ts', 'client-signal.ts', 'one-run-at-a-time.ts', 'watch-dirs.ts', 'http-client.ts'],
+  ['scrub-secrets.ts', 'issue-param.ts', 'fast-safe-parse.ts', 'client-signal.ts', 'one-run-at-a-time.ts', 'watch-dirs.ts', 'http-client.ts'],
 ];
 
 const rankOf = new Map<string, number>(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank] as const)));

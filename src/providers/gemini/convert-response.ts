@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
+import { fastSafeParser } from '../../fast-safe-parse.js';
 import type { ChatCompletion, ChatCompletionChoice, ChatCompletionMessage, MessageAudio } from '../../openai/chat-response.js';
 import type { CallOutcome } from '../provider.js';
 import { groundingAnnotations } from './convert-grounding.js';
@@ -50,11 +51,13 @@ function messageAudio(audio: { mimeType: string; data: string[] }, options: Conv
   };
 }
 
+const parseResponse = fastSafeParser(WireResponse);
+
 /** Parses any JSON value as a Gemini response; an error body or a non-object throws `UpstreamError`. */
 export function parseWireResponse(json: unknown): WireResponse {
   const error = extractErrorObject(json);
   if (error) throw upstreamErrorFromObject(error);
-  const parsed = WireResponse.safeParse(json);
+  const parsed = parseResponse(json);
   if (!parsed.success) {
     throw new UpstreamError('upstream sent a response the gateway cannot read', { status: 502, reason: 'invalid_response' });
   }

@@ -2,7 +2,7 @@
 // collected or not (probe.mjs `allocprof`), over one fixed-rate segment of one participant,
 // printed as bytes per request by allocating function. Young-generation churn is what the
 // scavenger pays for, and a live-heap snapshot cannot show it.
-//   node bench/allocations.mjs [--only off|on|floor] [--rate 1000|max] [--seconds 3] [--top 30] [--promoted]
+//   node bench/allocations.mjs [--only off|on|floor|sdkfloor|sdkfull] [--rate 1000|max] [--seconds 3] [--top 30] [--promoted]
 //                              [--target json|stream]   (what each request is; default json)
 //                              [--env K=V,K=V]          (more environment for sidegate, e.g. OTEL_TRACES_EXPORTER=none)
 // --rate max: the bench's max-throughput segment (32 connections, closed loop).
@@ -12,7 +12,7 @@
 // Needs `npm run build` first. The file is written to bench/results/alloc-<participant>.json.
 import { readFileSync } from 'node:fs';
 import { fixedRate, maxThroughput } from './load.mjs';
-import { ask, start, startFloor, startSidegate } from './processes.mjs';
+import { ask, start, startFloor, startSdkFloor, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -29,9 +29,12 @@ const TARGET = option('target', 'json');
 
 const emulator = await start('child.mjs', ['emulator']);
 const sink = await start('child.mjs', ['sink']);
+// sdkfloor / sdkfull: the floor with the real SDK (floor-telemetry.mjs), with its own or sidegate's span content
 const p =
   WHICH === 'floor'
     ? await startFloor(emulator.url)
+    : WHICH === 'sdkfloor' || WHICH === 'sdkfull'
+    ? await startSdkFloor(emulator.url, sink.url, WHICH === 'sdkfull' ? { FLOOR_SPAN_CONTENT: 'sidegate' } : {})
     : await startSidegate(emulator.url, { ...(WHICH === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : { OTEL_SDK_DISABLED: 'true' }), ...ENV });
 await maxThroughput({ target: p[TARGET], seconds: 2 });
 const file = new URL(`./results/alloc-${WHICH}.json`, import.meta.url).pathname;

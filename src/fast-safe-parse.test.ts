@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fastSafeParser, plainlyValid } from './fast-safe-parse.js';
 import { ChatCompletionRequestSchema } from './openai/chat-request.js';
+import { EmbeddingsRequestSchema } from './openai/embeddings.js';
 import { WireResponse } from './providers/gemini/wire-schemas.js';
+import { ResponsesRequestSchema } from './responses/responses-request.js';
 
 /** Same success, the same data (deep, not by key order), the same issues as `schema.safeParse`. */
 function expectZodsAnswer(schema: z.ZodType, value: unknown): void {
@@ -141,6 +143,21 @@ describe('fastSafeParser on Gemini answers (loose objects keep unknown keys)', (
 
   it('answers every one-field change of an answer as zod does', () => {
     for (const variant of variants(answer, [null, 1.5, 'x', false, [], {}])) expectZodsAnswer(WireResponse, variant);
+  });
+});
+
+describe('fastSafeParser on the other doors’ bodies', () => {
+  it.each<[string, z.ZodType, unknown, 'fast' | 'zod']>([
+    ['embeddings, one text', EmbeddingsRequestSchema, { model: 'm', input: 'hello' }, 'fast'],
+    ['embeddings, texts and options', EmbeddingsRequestSchema, { model: 'm', input: ['a', 'b'], dimensions: 256, encoding_format: 'float' }, 'fast'],
+    ['embeddings, token ids', EmbeddingsRequestSchema, { model: 'm', input: [[1, 2], [3]] }, 'fast'],
+    ['Responses, text input', ResponsesRequestSchema, { model: 'm', input: 'hi', instructions: 'be brief', stream: true, temperature: 0.5 }, 'fast'],
+    // Input items pass a preprocess (an "easy" message gains its `type`): zod's to answer.
+    ['Responses, input items', ResponsesRequestSchema, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] }, 'zod'],
+  ])('answers as zod does, by the expected path: %s', (_name, schema, body, path) => {
+    expect(plainlyValid(schema, body)).toBe(path === 'fast');
+    expectZodsAnswer(schema, body);
+    for (const variant of variants(body, [null, -1, 0.5, '', 'x', [], {}])) expectZodsAnswer(schema, variant);
   });
 });
 

@@ -202,6 +202,12 @@ describe('fastSafeParser on constructs it does not mirror', () => {
     expect(plainlyValid(schema, { low: 1, high: 2, tags: ['a'] })).toBe(true);
   });
 
+  it('tells optional from exactOptional for a key present as undefined (values a caller builds, not JSON)', () => {
+    const schema = z.strictObject({ a: z.exactOptional(z.string()), b: z.string().optional() });
+    for (const value of [{}, { a: 'x' }, { a: undefined }, { b: undefined }]) expectZodsAnswer(schema, value);
+    expect(plainlyValid(schema, { b: undefined })).toBe(true);
+  });
+
   it('keeps zod’s first-option rule in unions', () => {
     const schema = z.union([z.strictObject({ kind: z.literal('a'), n: z.number() }), z.strictObject({ kind: z.literal('a'), s: z.string() }), z.string()]);
     for (const value of [{ kind: 'a', n: 1 }, { kind: 'a', s: 'x' }, { kind: 'a' }, 'text', 5]) expectZodsAnswer(schema, value);

@@ -132,6 +132,8 @@ function typeCheck(schema: Schema, seen: Map<Schema, Check>): Check {
       const inner = compile(def.innerType!, seen);
       // An absent value stays absent unless the inner schema substitutes one (a default).
       if (def.innerType!._zod.optin === 'defaulted') return unsure;
+      // `z.exactOptional` lets a key be absent but not `undefined`: the inner schema judges it.
+      if (schema._zod.traits.has('$ZodExactOptional')) return inner;
       return (v) => (v === undefined ? ACCEPT : inner(v));
     }
     case 'nullable': {

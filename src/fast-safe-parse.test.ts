@@ -208,6 +208,14 @@ describe('fastSafeParser on constructs it does not mirror', () => {
     expect(plainlyValid(schema, { b: undefined })).toBe(true);
   });
 
+  it('leaves a class instance, which zod answers with a plain copy, to zod', () => {
+    const schema = z.object({});
+    const date = new Date(0);
+    expect(plainlyValid(schema, date)).toBe(false);
+    expect(fastSafeParser(schema)(date)).toStrictEqual(schema.safeParse(date));
+    expect(plainlyValid(z.record(z.string(), z.number()), Object.assign(Object.create(null), { a: 1 }))).toBe(false);
+  });
+
   it('keeps zod’s first-option rule in unions', () => {
     const schema = z.union([z.strictObject({ kind: z.literal('a'), n: z.number() }), z.strictObject({ kind: z.literal('a'), s: z.string() }), z.string()]);
     for (const value of [{ kind: 'a', n: 1 }, { kind: 'a', s: 'x' }, { kind: 'a' }, 'text', 5]) expectZodsAnswer(schema, value);

@@ -169,6 +169,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** What `JSON.parse` makes (zod's copy is one of these). */
+function isPlain(v: object): boolean {
+  return Object.getPrototypeOf(v) === Object.prototype;
+}
+
 function objectCheck(def: Internals['def'], seen: Map<Schema, Check>): Check {
   const shape = def.shape ?? {};
   const fields = new Map<string, Check>();
@@ -183,6 +188,8 @@ function objectCheck(def: Internals['def'], seen: Map<Schema, Check>): Check {
   const unknownKey: Verdict = catchall === 'never' ? REJECT : catchall === 'unknown' || catchall === 'any' ? ACCEPT : UNSURE;
   return (v) => {
     if (!isObject(v)) return REJECT;
+    // zod answers a plain copy: for a class instance (a Date, a Map) that is not the value itself.
+    if (!isPlain(v)) return UNSURE;
     let verdict: Verdict = ACCEPT;
     for (const key in v) {
       // zod never copies a `__proto__` key into its output.
@@ -203,7 +210,8 @@ function recordCheck(def: Internals['def'], seen: Map<Schema, Check>): Check {
   if (key.def.type !== 'string' || key.values !== undefined || (key.def.checks?.length ?? 0) > 0 || key.traits.has('$ZodCheck')) return unsure;
   const value = compile(def.valueType!, seen);
   return (v) => {
-    if (!isObject(v) || Object.getPrototypeOf(v) !== Object.prototype || Object.hasOwn(v, 'constructor')) return isObject(v) ? UNSURE : REJECT;
+    if (!isObject(v)) return REJECT;
+    if (!isPlain(v) || Object.hasOwn(v, 'constructor')) return UNSURE;
     let verdict: Verdict = ACCEPT;
     for (const k in v) {
       if (k === '__proto__') return UNSURE;

@@ -44,7 +44,6 @@ interface Internals {
     /** false for `z.xor` (exactly one option) and discriminated unions. */
     inclusive?: boolean;
     coerce?: boolean;
-    mode?: string;
   };
   traits: Set<string>;
   optin?: string;

@@ -1,7 +1,8 @@
 // What the young generation keeps at max throughput: each arm in a fresh process, run in for 2 s,
 // then a closed-loop segment (32 connections, as `npm run bench`'s max) with V8's --trace-gc-nvp,
 // and per arm: throughput, CPU per request, scavenges (pause, how many ran while incremental
-// marking was under way) and the bytes they promoted to the old generation, per scavenge and per
+// marking was under way), the bytes each kept in the young generation (what a scavenge copies, so
+// what its pause grows with) and the bytes they promoted to the old generation, per scavenge and per
 // request (docs/performance.md, "Issue 25, fifth round").
 //   node bench/gc-trace.mjs [--arms on,off] [--seconds 4]
 // An arm is `on` or `off`, then optionally `:K=V;K=V` (more environment for sidegate) and
@@ -79,7 +80,7 @@ for (const arm of ARMS) {
     console.log(
       `${arm}: ${Math.round(r.rps)} req/s, ${Math.round((cpu * 1000) / r.ok)} µs/req; ` +
         `${scavenges.length} scavenges (${marking} during marking), ${(sum(scavenges, 'pause') / n).toFixed(2)} ms each, ` +
-        `${Math.round(promoted / n / 1024)} KiB promoted each, ${(promoted / r.ok / 1024).toFixed(2)} KiB per request; ` +
+        `${Math.round(sum(scavenges, 'new_space_survived') / n / 1024)} KiB survived each, ${Math.round(promoted / n / 1024)} KiB promoted each, ${(promoted / r.ok / 1024).toFixed(2)} KiB per request; ` +
         `${gcs.length - scavenges.length} full collections`,
     );
   }

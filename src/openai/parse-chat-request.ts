@@ -9,14 +9,17 @@ import { formatParam, innermostIssue, issueParam } from '../issue-param.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from './chat-request.js';
 import { findTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH, MAX_SCHEMA_DEPTH } from './json-depth.js';
 
-/** The request schema's answers, without zod's copy of a plainly valid body. */
-const parseRequest = fastSafeParser(ChatCompletionRequestSchema);
+/**
+ * `ChatCompletionRequestSchema.safeParse`, without zod's copy of a plainly valid body: for every
+ * chat request the gateway validates (the client's, and the one routing merges overrides into).
+ */
+export const safeParseChatRequest = fastSafeParser(ChatCompletionRequestSchema);
 
 export function parseChatRequest(body: unknown): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidRequestError('request body must be a JSON object', { code: 'invalid_request' });
   }
-  const result = parseRequest(body);
+  const result = safeParseChatRequest(body);
   if (!result.success) throw issueToError(result.error.issues[0]!);
   checkNesting(result.data);
   return result.data;

@@ -6,14 +6,15 @@
  */
 import { InvalidRequestError } from '../errors.js';
 import { issueParam } from '../issue-param.js';
-import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../openai/chat-request.js';
+import type { ChatCompletionRequest } from '../openai/chat-request.js';
+import { safeParseChatRequest } from '../openai/parse-chat-request.js';
 
 export function applyOverrides(request: ChatCompletionRequest, overrides: Readonly<Record<string, unknown>> | undefined): ChatCompletionRequest {
   if (overrides === undefined || Object.keys(overrides).length === 0) return request;
   // `stream` is how the client asked to be answered; routing already chose chat or chatStream.
   const merged = Object.assign({}, request, overrides, { stream: request.stream });
   if (merged.stream === undefined) delete merged.stream;
-  const parsed = ChatCompletionRequestSchema.safeParse(merged);
+  const parsed = safeParseChatRequest(merged);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const param = issue === undefined ? 'override_params' : issueParam(issue) || 'override_params';

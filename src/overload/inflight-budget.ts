@@ -95,7 +95,12 @@ export class BudgetTicket {
   }
 }
 
-const tickets = new WeakMap<IncomingMessage, BudgetTicket>();
+/**
+ * The tickets of chunked bodies still arriving, which `admitBodyChunk` grows piece by piece. Only
+ * those: a body with `content-length` is admitted whole up front, and every entry of a WeakMap is
+ * an ephemeron the garbage collector visits on each scavenge the request lives through.
+ */
+const chunkedBodyTickets = new WeakMap<IncomingMessage, BudgetTicket>();
 
 /**
  * Opens the request's ticket (released when the answer is done) and admits its declared body.
@@ -103,20 +108,16 @@ const tickets = new WeakMap<IncomingMessage, BudgetTicket>();
  */
 export function admitRequest(req: IncomingMessage, res: ServerResponse, budget: InflightBudget): void {
   const ticket = new BudgetTicket(budget);
-  tickets.set(req, ticket);
   res.once('close', () => ticket.release());
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > 0) ticket.admit(declared * REQUEST_WEIGHT, 'the request body');
-  else if (req.headers['transfer-encoding'] !== undefined) ticketsCountingChunks.add(req);
+  else if (req.headers['transfer-encoding'] !== undefined) chunkedBodyTickets.set(req, ticket);
 }
-
-const ticketsCountingChunks = new WeakSet<IncomingMessage>();
 
 /**
  * For a body without `content-length` (chunked): admits each piece as it arrives. Throws the
  * refusal when the body no longer fits. No-op for requests admitted up front or not tracked.
  */
 export function admitBodyChunk(req: IncomingMessage, bytes: number): void {
-  if (!ticketsCountingChunks.has(req)) return;
-  tickets.get(req)?.admit(bytes * REQUEST_WEIGHT, 'the request body');
+  chunkedBodyTickets.get(req)?.admit(bytes * REQUEST_WEIGHT, 'the request body');
 }

@@ -111,12 +111,14 @@ function chatContext(ctx: RouteContext): AttemptContext {
  * once per resolved target (retries of the same target reuse it), and a target without them.
  */
 function chatCalls(request: ChatCompletionRequest) {
-  const finals = new WeakMap<ResolvedTarget, { request: ChatCompletionRequest; target: Target }>();
+  // Pairs in an array, not a WeakMap: a request resolves a handful of targets at most, and each
+  // WeakMap entry is an ephemeron the garbage collector visits on every scavenge it lives through.
+  const finals: Array<[ResolvedTarget, { request: ChatCompletionRequest; target: Target }]> = [];
   return (call: AttemptCall): ProviderCall => {
-    let final = finals.get(call.target);
+    let final = finals.find((pair) => pair[0] === call.target)?.[1];
     if (final === undefined) {
       const { overrideParams, ...target } = call.target;
-      finals.set(call.target, (final = { request: applyOverrides(request, overrideParams), target }));
+      finals.push([call.target, (final = { request: applyOverrides(request, overrideParams), target })]);
     }
     return Object.assign({}, call, final);
   };

@@ -1,12 +1,16 @@
 // Each target across several bench reports: how many runs met it, and its figure run by run, with
 // the floor+SDK's beside it. One run decides nothing on a shared machine (docs/performance.md, "How
 // it is measured"); this is the view of a target that sits at its line.
-//   node bench/across-runs.mjs bench/results/reference-2026-11-28-issue25-round15-*.json [more.json …]
-// Reads the `targets` array `npm run bench` writes (bench/results/latest.json); prints a table.
+//   node bench/across-runs.mjs [--summary] bench/results/reference-2026-11-28-issue25-round15-*.json [more.json …]
+// Reads the `targets` array `npm run bench` writes (bench/results/latest.json); prints a Markdown
+// table, a column per run, or with --summary one row per target: runs met, then the range of its
+// figure and of the floor+SDK's.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
-const files = process.argv.slice(2);
+const args = process.argv.slice(2);
+const summary = args.includes('--summary');
+const files = args.filter((arg) => arg !== '--summary');
 if (files.length === 0) {
   process.stderr.write('usage: node bench/across-runs.mjs <bench report.json> [more …]\n');
   process.exit(2);
@@ -40,13 +44,29 @@ function sdkFigure(row) {
 }
 
 const targets = runs[0].report.targets.map((row) => row.target);
-const lines = [
-  `| Target | runs met | ${runs.map((r) => r.name.replace(/^reference-[\d-]+-/, '')).join(' | ')} |`,
-  `|---|---|${runs.map(() => '---').join('|')}|`,
-];
+/** "low to high" of figures that share a unit ("1.79×", "floor +0.16 ms", "47 %"). */
+function range(figures) {
+  const present = figures.filter((f) => f !== '');
+  const value = (f) => Number(/(−|-)?[\d.]+/.exec(f)?.[0].replace('−', '-') ?? NaN);
+  const sorted = [...present].sort((a, b) => value(a) - value(b));
+  if (sorted.length === 0) return '';
+  return sorted[0] === sorted.at(-1) ? sorted[0] : `${sorted[0]} to ${sorted.at(-1)}`;
+}
+
+const lines = summary
+  ? [`| Target | runs met | sidegate, lowest to highest | floor+SDK |`, `|---|---|---|---|`]
+  : [
+      `| Target | runs met | ${runs.map((r) => r.name.replace(/^reference-[\d-]+-/, '')).join(' | ')} |`,
+      `|---|---|${runs.map(() => '---').join('|')}|`,
+    ];
 for (const target of targets) {
   const rows = runs.map((r) => r.report.targets.find((row) => row.target === target));
   const met = rows.filter((row) => row?.met).length;
+  if (summary) {
+    const present = rows.filter((row) => row !== undefined);
+    lines.push(`| ${target} | ${met} of ${rows.length} | ${range(present.map(figure))} | ${range(present.map(sdkFigure))} |`);
+    continue;
+  }
   const cells = rows.map((row) => {
     if (!row) return '—';
     const sdk = sdkFigure(row);

@@ -18,6 +18,9 @@ if (files.length === 0) {
 
 const runs = files.map((file) => ({ name: basename(file, '.json'), report: JSON.parse(readFileSync(file, 'utf8')) }));
 
+/** A difference in ms, signed, as the bench prints it. */
+const signed = (n) => (n < 0 ? `−${Math.abs(n).toFixed(3)}` : `+${n.toFixed(3)}`);
+
 /** The figure a target is judged by, as the bench prints it: a ratio, a share or a difference. */
 function figure(row) {
   const detail = String(row.detail ?? '');
@@ -31,8 +34,6 @@ function figure(row) {
   return /RSS/.test(row.target) ? `${row.sidegate} MB` : String(row.sidegate ?? '');
 }
 
-const signed = (n) => (n < 0 ? `−${Math.abs(n).toFixed(3)}` : `+${n.toFixed(3)}`);
-
 /** The floor+SDK's figure on the same scale, where the bench recorded one. */
 function sdkFigure(row) {
   if (typeof row.sdk_floor !== 'number') return '';
@@ -43,7 +44,6 @@ function sdkFigure(row) {
   return '';
 }
 
-const targets = runs[0].report.targets.map((row) => row.target);
 /** "low to high" of figures that share a unit ("1.79×", "floor +0.16 ms", "47 %"). */
 function range(figures) {
   const present = figures.filter((f) => f !== '');
@@ -53,6 +53,7 @@ function range(figures) {
   return sorted[0] === sorted.at(-1) ? sorted[0] : `${sorted[0]} to ${sorted.at(-1)}`;
 }
 
+const targets = runs[0].report.targets.map((row) => row.target);
 const lines = summary
   ? [`| Target | runs met | sidegate, lowest to highest | floor+SDK |`, `|---|---|---|---|`]
   : [

@@ -7,6 +7,7 @@
 //                          (also: sdkfloor, sdkfull, down, noexport)
 //                          [--flags "--max-semi-space-size=16"]   (adds "flags": sidegate, tracing
 //                                                                  on, with these V8/Node flags)
+//                          [--stream]  (streams instead of JSON answers)
 // Needs `npm run build` first. Profiling costs CPU of its own (sampling every 250 µs): compare
 // participants within one run, never with `npm run bench` figures.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ const SECONDS = Number(option('seconds', 10));
 const OUT = resolve(option('out', 'bench/results/profile'));
 const FLAGS = option('flags', undefined)?.split(' ').filter(Boolean);
 const ONLY = option('only', 'floor,on,off').split(',');
+const KIND = args.includes('--stream') ? 'stream' : 'json';
 if (FLAGS && !ONLY.includes('flags')) ONLY.push('flags');
 
 mkdirSync(OUT, { recursive: true });
@@ -53,15 +55,15 @@ for (const key of ONLY) {
   seen[key] = (seen[key] ?? 0) + 1;
   const name = seen[key] > 1 ? `${key}#${seen[key]}` : key;
   const p = await starters[key]();
-  await maxThroughput({ target: p.json, seconds: 2 });
+  await maxThroughput({ target: p[KIND], seconds: 2 });
   await ask(p.child, 'probe');
   const file = join(OUT, `${name}.cpuprofile`);
   await ask(p.child, 'cpuprof', { action: 'start' });
   const before = cpuMs(p.pid);
   const result =
     RATE === 'max'
-      ? await maxThroughput({ target: p.json, seconds: SECONDS })
-      : (await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS }))[0];
+      ? await maxThroughput({ target: p[KIND], seconds: SECONDS })
+      : (await fixedRate({ targets: [p[KIND]], ratePerSecond: RATE, seconds: SECONDS }))[0];
   const cpu = cpuMs(p.pid) - before;
   await ask(p.child, 'cpuprof', { action: 'stop', file });
   const probed = await ask(p.child, 'probe');

@@ -3,8 +3,9 @@
 // it is measured"); this is the view of a target that sits at its line.
 //   node bench/across-runs.mjs [--summary] bench/results/reference-2026-11-28-issue25-round15-*.json [more.json …]
 // Reads the `targets` array `npm run bench` writes (bench/results/latest.json); prints a Markdown
-// table, a column per run, or with --summary one row per target: runs met, then the range of its
-// figure and of the floor+SDK's.
+// table, a column per run, or with --summary one row per target: runs met, the range of its figure
+// and of the floor+SDK's, and the figure's mean and standard deviation across the runs (where a
+// target sits against its line, and how far one run strays from it).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -44,18 +45,36 @@ function sdkFigure(row) {
   return '';
 }
 
+/** A printed figure's number, signed ("floor −0.04 ms" is −0.04). */
+const value = (f) => Number(/(−|-)?[\d.]+/.exec(f)?.[0].replace('−', '-') ?? NaN);
+
 /** "low to high" of figures that share a unit ("1.79×", "floor +0.16 ms", "47 %"). */
 function range(figures) {
   const present = figures.filter((f) => f !== '');
-  const value = (f) => Number(/(−|-)?[\d.]+/.exec(f)?.[0].replace('−', '-') ?? NaN);
   const sorted = [...present].sort((a, b) => value(a) - value(b));
   if (sorted.length === 0) return '';
   return sorted[0] === sorted.at(-1) ? sorted[0] : `${sorted[0]} to ${sorted.at(-1)}`;
 }
 
+/** "mean (sd)" of figures that share a unit, in that unit: "2.02× (sd 0.07)". */
+function meanAndSd(figures) {
+  const present = figures.filter((f) => f !== '');
+  if (present.length < 2) return '';
+  const values = present.map(value);
+  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+  const sd = Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1));
+  const decimals = Math.max(...present.map((f) => /\.(\d+)/.exec(f)?.[1].length ?? 0));
+  const number = (n) => (n < 0 ? `−${Math.abs(n).toFixed(decimals)}` : n.toFixed(decimals));
+  const sample = present[0];
+  const unit = sample.slice(sample.search(/[\d]/)).replace(/^[\d.]+/, '');
+  const prefix = sample.startsWith('floor') ? 'floor ' : '';
+  const sign = prefix || /^[+−-]/.test(sample) ? (mean < 0 ? '' : '+') : '';
+  return `${prefix}${sign}${number(mean)}${unit} (sd ${sd.toFixed(decimals)})`;
+}
+
 const targets = runs[0].report.targets.map((row) => row.target);
 const lines = summary
-  ? [`| Target | runs met | sidegate, lowest to highest | floor+SDK |`, `|---|---|---|---|`]
+  ? [`| Target | runs met | sidegate, lowest to highest | sidegate, mean (sd) | floor+SDK |`, `|---|---|---|---|---|`]
   : [
       `| Target | runs met | ${runs.map((r) => r.name.replace(/^reference-[\d-]+-/, '')).join(' | ')} |`,
       `|---|---|${runs.map(() => '---').join('|')}|`,
@@ -65,7 +84,8 @@ for (const target of targets) {
   const met = rows.filter((row) => row?.met).length;
   if (summary) {
     const present = rows.filter((row) => row !== undefined);
-    lines.push(`| ${target} | ${met} of ${rows.length} | ${range(present.map(figure))} | ${range(present.map(sdkFigure))} |`);
+    const figures = present.map(figure);
+    lines.push(`| ${target} | ${met} of ${rows.length} | ${range(figures)} | ${meanAndSd(figures)} | ${range(present.map(sdkFigure))} |`);
     continue;
   }
   const cells = rows.map((row) => {

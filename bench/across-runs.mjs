@@ -19,8 +19,8 @@ if (files.length === 0) {
 
 const runs = files.map((file) => ({ name: basename(file, '.json'), report: JSON.parse(readFileSync(file, 'utf8')) }));
 
-/** A difference in ms, signed, as the bench prints it. */
-const signed = (n) => (n < 0 ? `−${Math.abs(n).toFixed(3)}` : `+${n.toFixed(3)}`);
+/** A number with its sign, as the bench prints differences: "+0.160", "−0.040". */
+const signed = (n, decimals = 3) => (n < 0 ? `−${Math.abs(n).toFixed(decimals)}` : `+${n.toFixed(decimals)}`);
 
 /** The figure a target is judged by, as the bench prints it: a ratio, a share or a difference. */
 function figure(row) {
@@ -64,12 +64,12 @@ function meanAndSd(figures) {
   const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
   const sd = Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1));
   const decimals = Math.max(...present.map((f) => /\.(\d+)/.exec(f)?.[1].length ?? 0));
-  const number = (n) => (n < 0 ? `−${Math.abs(n).toFixed(decimals)}` : n.toFixed(decimals));
+  // The figures' own shape: "floor +0.16 ms" and "+1.2 ms" are differences and keep their sign.
   const sample = present[0];
-  const unit = sample.slice(sample.search(/[\d]/)).replace(/^[\d.]+/, '');
   const prefix = sample.startsWith('floor') ? 'floor ' : '';
-  const sign = prefix || /^[+−-]/.test(sample) ? (mean < 0 ? '' : '+') : '';
-  return `${prefix}${sign}${number(mean)}${unit} (sd ${sd.toFixed(decimals)})`;
+  const unit = sample.slice(sample.search(/\d/)).replace(/^[\d.]+/, '');
+  const shown = prefix || /^[+−-]/.test(sample) ? signed(mean, decimals) : mean.toFixed(decimals);
+  return `${prefix}${shown}${unit} (sd ${sd.toFixed(decimals)})`;
 }
 
 const targets = runs[0].report.targets.map((row) => row.target);

@@ -3,14 +3,21 @@
  * are loaded only for the protocol in use: each one (gRPC above all) costs megabytes of resident
  * memory, and a sidecar's idle footprint is part of its contract. They ship CommonJS, so a
  * synchronous require keeps `createTelemetry` synchronous.
+ *
+ * Over HTTP every exporter is the SDK's, built from the parts its package builds it from (the
+ * same options, environment, serialiser, export delegate and exporter metrics), except that the
+ * delegate posts through undici (undici-export-transport.ts says why): so the process never runs
+ * node:http's client, not even once a minute for the metrics.
  */
 import { createRequire } from 'node:module';
-import type { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
-import type { OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import type { OTLPExporterBase, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
+import type { IExporterMetricsHelper, ISerializer } from '@opentelemetry/otlp-transformer';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { OtlpSignalConfig } from './read-otel-config.js';
 import { SlicedProtobufTraceExporter } from './sliced-protobuf-trace-exporter.js';
+import { createUndiciExportDelegate } from './undici-export-transport.js';
 
 /**
  * Spans serialised per macrotask, at least: more while a backlog builds (sliced-protobuf-trace-
@@ -43,8 +50,10 @@ export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => nu
       return new OTLPTraceExporter(grpc);
     }
     case 'http/json': {
-      const { OTLPTraceExporter } = requireExporter('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-      return new OTLPTraceExporter(options);
+      // exporter-trace-otlp-http's OTLPTraceExporter, posting through undici.
+      const { OTLPExporterBase: Exporter } = requireExporter('@opentelemetry/otlp-exporter-base') as { OTLPExporterBase: typeof OTLPExporterBase };
+      const { JsonTraceSerializer, TraceExporterMetricsHelper } = requireExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+      return new Exporter(httpDelegate(options, 'traces', 'application/json', JsonTraceSerializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper));
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to
@@ -62,13 +71,33 @@ export function createMetricExporter(signal: OtlpSignalConfig): PushMetricExport
       const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-grpc') as typeof import('@opentelemetry/exporter-metrics-otlp-grpc');
       return new OTLPMetricExporter(grpc);
     }
-    case 'http/json': {
-      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
-      return new OTLPMetricExporter(options);
-    }
+    case 'http/json':
     case 'http/protobuf': {
-      const { OTLPMetricExporter } = requireExporter('@opentelemetry/exporter-metrics-otlp-proto') as { OTLPMetricExporter: typeof OTLPMetricExporterProto };
-      return new OTLPMetricExporter(options);
+      // exporter-metrics-otlp-http's and -proto's OTLPMetricExporter (the base class reads the
+      // temporality preference, as theirs do), posting through undici.
+      const { OTLPMetricExporterBase } = requireExporter('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
+      const { JsonMetricsSerializer, ProtobufMetricsSerializer, MetricsExporterMetricsHelper } = requireExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+      const [contentType, serializer] = signal.protocol === 'http/json' ? ['application/json', JsonMetricsSerializer] : ['application/x-protobuf', ProtobufMetricsSerializer];
+      return new OTLPMetricExporterBase(httpDelegate(options, 'metrics', contentType, serializer, 'otlp_http_metric_exporter', MetricsExporterMetricsHelper), options);
     }
   }
+}
+
+/**
+ * The delegate an SDK OTLP/HTTP exporter is built on, for `signal`, posting through undici: the
+ * options and environment as `convertLegacyHttpOptions` reads them for that signal
+ * (`OTEL_EXPORTER_OTLP_*`), the exporter's content type, serialiser and component type (its
+ * package's `semconv.ts`) for the SDK's exporter metrics.
+ */
+function httpDelegate<Internal, Response>(
+  options: OTLPExporterNodeConfigBase,
+  signal: 'traces' | 'metrics',
+  contentType: string,
+  serializer: ISerializer<Internal, Response>,
+  componentType: string,
+  metricsHelper: IExporterMetricsHelper<Internal>,
+) {
+  const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireExporter('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+  const config = convertLegacyHttpOptions(options, signal.toUpperCase(), `v1/${signal}`, { 'Content-Type': contentType });
+  return createUndiciExportDelegate(config, serializer, createOtlpHttpExporterMetrics(componentType, metricsHelper, config.url, undefined));
 }

@@ -31,7 +31,7 @@ import type { IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelem
 import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
 import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createUndiciExportTransport } from './undici-export-transport.js';
+import { createUndiciExportDelegate } from './undici-export-transport.js';
 
 const requireSdk = createRequire(import.meta.url);
 
@@ -61,18 +61,16 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
     // CommonJS packages, loaded synchronously as create-otlp-exporters.ts loads the exporters.
     const { ProtobufTraceSerializer } = requireSdk('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
     const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
-    const { createOtlpNetworkExportDelegate } = requireSdk('@opentelemetry/otlp-exporter-base') as typeof import('@opentelemetry/otlp-exporter-base');
     this.#serialise = (spans) => ProtobufTraceSerializer.serializeRequest(spans);
     const passThrough: ISerializer<SerialisedBatch, unknown> = {
       serializeRequest: (batch) => batch.bytes,
       deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
     };
     const config = convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-    this.#delegate = createOtlpNetworkExportDelegate(
+    this.#delegate = createUndiciExportDelegate(
       config,
       passThrough,
       createOtlpHttpExporterMetrics(COMPONENT_TYPE, { name: 'span', countItems: (batch: SerialisedBatch) => batch.spans }, config.url, undefined),
-      createUndiciExportTransport({ url: config.url, headers: config.headers, compression: config.compression, userAgent: config.userAgent }),
     );
   }
 

@@ -1,16 +1,21 @@
 /**
- * The OTLP/HTTP transport of the span exporter: the POST of a serialised batch, through undici.
+ * The OTLP/HTTP transport of every exporter sidegate builds (spans and metrics, protobuf and JSON):
+ * the POST of a serialised batch, through undici.
  *
- * Why: the SDK's HTTP transport sends each batch with `node:http`, whose client code a gateway
- * otherwise never runs, so every export POST (one per 32 requests with batches of 64) ran it cold:
- * about 500 µs of CPU per POST at 1,000 requests/s, 15 µs per request (docs/performance.md, "Issue
- * 25, tenth round"). undici is the client every upstream call already keeps hot. Everything else is
- * the SDK's: the export delegate, its queue and concurrency limit, its retries and backoff
- * (`RetryingTransport` wraps this), its exporter metrics. This transport answers exactly as the
- * SDK's `sendWithHttp` does (success on 2xx; retryable on 429/502/503/504 with `Retry-After`, on a
- * timeout and on the network errors it names; failure otherwise, with the collector's message), so
- * the delegate behaves the same, and it sends the same headers (the configured ones, the SDK's
- * `User-Agent`, `Content-Encoding: gzip` when compressing).
+ * Why: the SDK's HTTP transport sends with `node:http`, whose client code a gateway otherwise never
+ * runs. Each export POST ran it cold: about 500 µs of CPU per POST at 1,000 requests/s, 15 µs per
+ * request for the span batches (docs/performance.md, "Issue 25, tenth round"). And the first
+ * `node:http` client request in a process deoptimises some forty of Node's functions that the
+ * server runs on every request (`_storeHeader`, `write_`, `parserOnHeadersComplete`, the streams':
+ * a `ClientRequest` where only `ServerResponse`s had been), which then run unoptimised and are
+ * compiled again, 100–350 ms of CPU under load at the first metric export, a minute after start
+ * (issue 25, eighteenth round). undici is the client every upstream call already keeps hot.
+ * Everything else is the SDK's: the export delegate, its queue and concurrency limit, its retries
+ * and backoff (`RetryingTransport` wraps this), its exporter metrics. This transport answers
+ * exactly as the SDK's `sendWithHttp` does (success on 2xx; retryable on 429/502/503/504 with
+ * `Retry-After`, on a timeout and on the network errors it names; failure otherwise, with the
+ * collector's message), so the delegate behaves the same, and it sends the same headers (the
+ * configured ones, the SDK's `User-Agent`, `Content-Encoding: gzip` when compressing).
  */
 // node:http's reason phrases: the SDK's error message is the response's `statusMessage`.
 import { STATUS_CODES } from 'node:http';
@@ -18,8 +23,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
-import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
+import type { ExporterMetrics, ExportResponse, IExporterTransport, IOtlpExportDelegate } from '@opentelemetry/otlp-exporter-base';
+import { createOtlpNetworkExportDelegate, OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
+import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
+import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import { Agent, request, type Dispatcher } from '../http-client.js';
 
 // Not among @opentelemetry/otlp-exporter-base's exports: its retrying transport, its rules for a
@@ -71,16 +78,57 @@ export interface UndiciExportTransportOptions {
   userAgent?: string | undefined;
 }
 
+/** What the SDK's `convertLegacyHttpOptions` makes of an exporter's options and the environment. */
+export type OtlpHttpConfiguration = ReturnType<typeof NodeHttp.convertLegacyHttpOptions>;
+
+/**
+ * The export delegate the SDK's OTLP/HTTP exporters are built on (`createOtlpHttpExportDelegate`:
+ * the same configuration, queue, concurrency limit, timeout, retries and exporter metrics), with
+ * the undici transport in place of node:http's.
+ */
+export function createUndiciExportDelegate<Internal, Response>(
+  config: OtlpHttpConfiguration,
+  serializer: ISerializer<Internal, Response>,
+  metrics: ExporterMetrics<Internal>,
+): IOtlpExportDelegate<Internal> {
+  const transport = createUndiciExportTransport({ url: config.url, headers: config.headers, compression: config.compression, userAgent: config.userAgent });
+  return createOtlpNetworkExportDelegate(config, serializer, metrics, transport);
+}
+
 /** The SDK's `RetryingTransport` (retries, backoff, `Retry-After`) around the undici POST. */
-export function createUndiciExportTransport(options: UndiciExportTransportOptions): IExporterTransport {
+function createUndiciExportTransport(options: UndiciExportTransportOptions): IExporterTransport {
   return createRetryingTransport({ transport: new UndiciExportTransport(options) });
 }
 
+/**
+ * The pool every exporter's POSTs go through, spans and metrics alike (they usually go to the same
+ * collector), closed when the last transport shuts down. Its own pool: a collector is not an
+ * upstream. Exports in flight are bounded by each delegate's concurrency limit (the batch
+ * processor sends one batch at a time, the metric reader one collection), so a few kept-alive
+ * sockets carry them; more would wait in undici's queue, not fail. One pool, not one per exporter:
+ * the metric export a minute after start then takes a socket the span exports keep alive, where a
+ * pool of its own opened the process's first new export connection under load, and the first
+ * closed one, and undici's code, optimised for the connections it had, was deoptimised again
+ * (issue 25, eighteenth round).
+ */
+const exportPool = {
+  agent: undefined as Dispatcher | undefined,
+  users: 0,
+  acquire(): Dispatcher {
+    this.users += 1;
+    return (this.agent ??= new Agent({ keepAliveTimeout: 30_000, connections: 8 }));
+  },
+  release(): void {
+    this.users -= 1;
+    if (this.users > 0 || this.agent === undefined) return;
+    void this.agent.close();
+    this.agent = undefined;
+  },
+};
+
 export class UndiciExportTransport implements IExporterTransport {
-  // Its own pool: a collector is not an upstream. Exports in flight are bounded by the delegate's
-  // concurrency limit (OTEL_BSP_* batches, one at a time from the batch processor), so a few kept-
-  // alive sockets carry them; more would wait in undici's queue, not fail.
-  readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+  readonly #agent = exportPool.acquire();
+  #shut = false;
 
   readonly #userAgent: string;
 
@@ -133,6 +181,8 @@ export class UndiciExportTransport implements IExporterTransport {
   }
 
   shutdown(): void {
-    void this.#agent.close();
+    if (this.#shut) return;
+    this.#shut = true;
+    exportPool.release();
   }
 }

@@ -1,17 +1,20 @@
 // Each target across several bench reports: how many runs met it, and its figure run by run, with
 // the floor+SDK's beside it. One run decides nothing on a shared machine (docs/performance.md, "How
 // it is measured"); this is the view of a target that sits at its line.
-//   node bench/across-runs.mjs [--summary] bench/results/reference-2026-11-28-issue25-round15-*.json [more.json …]
+//   node bench/across-runs.mjs [--summary | --arithmetic] bench/results/reference-2026-11-28-issue25-round15-*.json [more.json …]
 // Reads the `targets` array `npm run bench` writes (bench/results/latest.json); prints a Markdown
 // table, a column per run, or with --summary one row per target: runs met, the range of its figure
 // and of the floor+SDK's, and the figure's mean and standard deviation across the runs (where a
-// target sits against its line, and how far one run strays from it).
+// target sits against its line, and how far one run strays from it). With --arithmetic, one row per
+// run of "Where the floor is"'s arithmetic instead: tracing off's own work plus the plain SDK's
+// (floor+SDK − floor) against sidegate's figure, at each rate and for throughput at max.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 const args = process.argv.slice(2);
 const summary = args.includes('--summary');
-const files = args.filter((arg) => arg !== '--summary');
+const arithmetic = args.includes('--arithmetic');
+const files = args.filter((arg) => arg !== '--summary' && arg !== '--arithmetic');
 if (files.length === 0) {
   process.stderr.write('usage: node bench/across-runs.mjs <bench report.json> [more …]\n');
   process.exit(2);
@@ -70,6 +73,59 @@ function meanAndSd(figures) {
   const unit = sample.slice(sample.search(/\d/)).replace(/^[\d.]+/, '');
   const shown = prefix || /^[+−-]/.test(sample) ? signed(mean, decimals) : mean.toFixed(decimals);
   return `${prefix}${shown}${unit} (sd ${sd.toFixed(decimals)})`;
+}
+
+/**
+ * One run's "Where the floor is" arithmetic (docs/performance.md): if sidegate's own work (tracing
+ * off − floor) and the plain SDK's (floor+SDK − floor) simply add, sidegate's CPU ratio is
+ * off/floor + sdk/floor − 1 and its share of the floor's throughput 1 / (1/a + 1/b − 1) of the
+ * two shares; what sidegate measures beyond that is its telemetry's excess over the plain SDK's.
+ */
+function arithmeticRow(report) {
+  return arithmeticFigures(report).map((figures) =>
+    figures === undefined ? '—' : figures.length === 2 ? `${figures[0]} % / ${figures[1]} %` : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(figures[2], 0)} µs`,
+  );
+}
+
+/** Per rate [the two added, sidegate, the excess in µs], then throughput [the two, sidegate] in %. */
+function arithmeticFigures(report) {
+  const cells = [];
+  for (const [rate, segment] of [...Object.entries(report.fixed_rate), ['max', report.max]]) {
+    const us = (key) => segment[key]?.cpu_per_request_us;
+    const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map(us);
+    const measured = [floor, sdk, off, on].every((x) => typeof x === 'number' && x > 0);
+    cells.push(measured ? [(off + sdk - floor) / floor, on / floor, Math.round(on - off - (sdk - floor))] : undefined);
+  }
+  const rps = (key) => report.max[key]?.rps;
+  const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map(rps);
+  if ([floor, sdk, off, on].every((x) => typeof x === 'number' && x > 0)) {
+    const [a, b] = [sdk / floor, off / floor];
+    cells.push([Math.round(100 / (1 / a + 1 / b - 1)), Math.round((100 * on) / floor)]);
+  } else cells.push(undefined);
+  return cells;
+}
+
+if (arithmetic) {
+  const rates = [...Object.keys(runs[0].report.fixed_rate).map((rate) => `${rate} req/s`), 'max'];
+  const lines = [
+    `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate |`,
+    `|---|${rates.map(() => '---').join('|')}|---|`,
+    ...runs.map((r) => `| ${r.name.replace(/^reference-[\d-]+-/, '')} | ${arithmeticRow(r.report).join(' | ')} |`),
+  ];
+  // The mean of each figure over the runs that have it: where the arithmetic puts the line.
+  const all = runs.map((r) => arithmeticFigures(r.report));
+  const mean = all[0].map((_, column) => {
+    const present = all.map((figures) => figures[column]).filter((figures) => figures !== undefined);
+    return present.length === 0 ? undefined : present[0].map((_, i) => present.reduce((sum, figures) => sum + figures[i], 0) / present.length);
+  });
+  if (runs.length > 1) {
+    const shown = mean.map((figures) =>
+      figures === undefined ? '—' : figures.length === 2 ? `${Math.round(figures[0])} % / ${Math.round(figures[1])} %` : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(Math.round(figures[2]), 0)} µs`,
+    );
+    lines.push(`| mean of ${runs.length} | ${shown.join(' | ')} |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.exit(0);
 }
 
 const targets = runs[0].report.targets.map((row) => row.target);

@@ -1,7 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, InstrumentType, MeterProvider, MetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
@@ -9,6 +7,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMetricExporter, createTraceExporter } from './create-otlp-exporters.js';
 import type { OtlpSignalConfig } from './read-otel-config.js';
+import { closeCollectors, collector, type Received } from './test-helpers.js';
 
 // The SDK's own exporters for each OTLP/HTTP protocol, which ours are built like: the same data,
 // sent through both to the same collector, must arrive the same, byte for byte.
@@ -21,36 +20,13 @@ const sdkExporters: Record<string, ExporterClass> = {
   // http/protobuf spans: sliced-protobuf-trace-exporter.test.ts
 };
 
-interface Received {
-  /** The client's port: which connection the request came on. */
-  port: number | undefined;
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-const servers: Server[] = [];
 afterEach(async () => {
   vi.unstubAllEnvs();
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await closeCollectors();
 });
 
-async function collector() {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ port: req.socket.remotePort, method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json', 'content-length': 0 });
-      res.end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
-}
+/** Every exporter answered alike: an empty 200. */
+const answer = { status: 200, headers: { 'content-length': '0' } };
 
 const resource = resourceFromAttributes({ 'service.name': 'exporters-test' });
 
@@ -105,7 +81,7 @@ describe('OTLP/HTTP exporters', () => {
     ['metrics', 'http/json'],
     ['traces', 'http/json'],
   ] as const)('%s over %s: the same request as the SDK exporter, sent without node:http', async (signal, protocol) => {
-    const { origin, received } = await collector();
+    const { origin, received } = await collector(answer);
     const url = `${origin}/v1/${signal}`;
     const headers = { 'x-tenant': 'acme' };
     const data = signal === 'metrics' ? await collectedMetrics() : finishedSpans();
@@ -146,7 +122,7 @@ describe('OTLP/HTTP exporters', () => {
   });
 
   it('spans and metrics share one pool: the metric export takes the span exports\' kept-alive connection, and either outlives the other\'s shutdown', async () => {
-    const { origin, received } = await collector();
+    const { origin, received } = await collector(answer);
     const config = (signal: string): OtlpSignalConfig => ({ protocol: 'http/protobuf', url: `${origin}/v1/${signal}`, headers: {}, timeoutMillis: 5_000, compression: 'none' });
     const spans = createTraceExporter(config('traces'));
     const metrics = createMetricExporter(config('metrics'));

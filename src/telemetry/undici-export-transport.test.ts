@@ -1,11 +1,14 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeCollectors, collector, type Received } from './test-helpers.js';
 import { UndiciExportTransport } from './undici-export-transport.js';
+
+afterEach(closeCollectors);
 
 // The SDK's own HTTP transport (node:http), which this one replaces: every case below is sent
 // through both, to the same collector, and must be received and answered the same.
@@ -18,35 +21,6 @@ const { httpAgentFactoryFromOptions } = load('@opentelemetry/otlp-exporter-base/
   httpAgentFactoryFromOptions: (options: object) => unknown;
 };
 const { VERSION } = load(join(exporterBase, 'version.js')) as { VERSION: string };
-
-interface Received {
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
-});
-
-/** A collector that answers every POST with `answer` and keeps what it received. */
-async function collector(answer: { status: number; headers?: Record<string, string>; body?: string | Buffer }) {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, received };
-}
 
 const configured = { 'Content-Type': 'application/x-protobuf', 'x-tenant': 'acme', 'user-agent': 'configured' };
 
@@ -117,8 +91,8 @@ describe('UndiciExportTransport, side by side with the SDK’s node:http transpo
   });
 
   it('a collector that is not there: retryable, as the SDK answers', async () => {
-    const { url } = await collector({ status: 200 });
-    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const { url, server } = await collector({ status: 200 });
+    await new Promise((resolve) => server.close(resolve));
     const { sdk, ours } = transports(url);
     expect((await sdk.send(payload, 5_000)).status).toBe('retryable');
     expect((await ours.send(payload, 5_000)).status).toBe('retryable');
@@ -127,13 +101,13 @@ describe('UndiciExportTransport, side by side with the SDK’s node:http transpo
 
   it('a collector that never answers: retryable once the timeout has passed', async () => {
     const server = createServer(() => {});
-    servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
     const { ours } = transports(url);
     const answer = await ours.send(payload, 200);
     expect(answer.status).toBe('retryable');
     server.closeAllConnections();
+    server.close();
     ours.shutdown();
   });
 

@@ -8,7 +8,7 @@
  * `node:http` client request in a process deoptimises some forty of Node's functions that the
  * server runs on every request (`_storeHeader`, `write_`, `parserOnHeadersComplete`, the streams':
  * a `ClientRequest` where only `ServerResponse`s had been), which then run unoptimised and are
- * compiled again, 100–350 ms of CPU under load at the first metric export, a minute after start
+ * compiled again, 120–320 ms of CPU under load at the first metric export, a minute after start
  * (issue 25, eighteenth round). undici is the client every upstream call already keeps hot.
  * Everything else is the SDK's: the export delegate, its queue and concurrency limit, its retries
  * and backoff (`RetryingTransport` wraps this), its exporter metrics. This transport answers

@@ -80,49 +80,44 @@ function meanAndSd(figures) {
  * off − floor) and the plain SDK's (floor+SDK − floor) simply add, sidegate's CPU ratio is
  * off/floor + sdk/floor − 1 and its share of the floor's throughput 1 / (1/a + 1/b − 1) of the
  * two shares; what sidegate measures beyond that is its telemetry's excess over the plain SDK's.
+ * Per rate [the two added, sidegate, the excess in µs], then throughput [the two, sidegate] in %;
+ * undefined where the run lacks a participant.
  */
-function arithmeticRow(report) {
-  return arithmeticFigures(report).map((figures) =>
-    figures === undefined ? '—' : figures.length === 2 ? `${figures[0]} % / ${figures[1]} %` : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(figures[2], 0)} µs`,
-  );
-}
-
-/** Per rate [the two added, sidegate, the excess in µs], then throughput [the two, sidegate] in %. */
 function arithmeticFigures(report) {
+  const measured = (figures) => figures.every((x) => typeof x === 'number' && x > 0);
   const cells = [];
-  for (const [rate, segment] of [...Object.entries(report.fixed_rate), ['max', report.max]]) {
-    const us = (key) => segment[key]?.cpu_per_request_us;
-    const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map(us);
-    const measured = [floor, sdk, off, on].every((x) => typeof x === 'number' && x > 0);
-    cells.push(measured ? [(off + sdk - floor) / floor, on / floor, Math.round(on - off - (sdk - floor))] : undefined);
+  for (const segment of [...Object.values(report.fixed_rate), report.max]) {
+    const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map((key) => segment[key]?.cpu_per_request_us);
+    cells.push(measured([floor, sdk, off, on]) ? [(off + sdk - floor) / floor, on / floor, on - off - (sdk - floor)] : undefined);
   }
-  const rps = (key) => report.max[key]?.rps;
-  const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map(rps);
-  if ([floor, sdk, off, on].every((x) => typeof x === 'number' && x > 0)) {
-    const [a, b] = [sdk / floor, off / floor];
-    cells.push([Math.round(100 / (1 / a + 1 / b - 1)), Math.round((100 * on) / floor)]);
-  } else cells.push(undefined);
+  const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map((key) => report.max[key]?.rps);
+  cells.push(measured([floor, sdk, off, on]) ? [100 / (floor / sdk + floor / off - 1), (100 * on) / floor] : undefined);
   return cells;
 }
 
+/** One cell of the arithmetic table, a run's or the mean's. */
+const arithmeticCell = (figures) =>
+  figures === undefined
+    ? '—'
+    : figures.length === 2
+      ? `${Math.round(figures[0])} % / ${Math.round(figures[1])} %`
+      : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(Math.round(figures[2]), 0)} µs`;
+
 if (arithmetic) {
   const rates = [...Object.keys(runs[0].report.fixed_rate).map((rate) => `${rate} req/s`), 'max'];
+  const all = runs.map((r) => arithmeticFigures(r.report));
   const lines = [
     `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate |`,
     `|---|${rates.map(() => '---').join('|')}|---|`,
-    ...runs.map((r) => `| ${r.name.replace(/^reference-[\d-]+-/, '')} | ${arithmeticRow(r.report).join(' | ')} |`),
+    ...runs.map((r, i) => `| ${r.name.replace(/^reference-[\d-]+-/, '')} | ${all[i].map(arithmeticCell).join(' | ')} |`),
   ];
-  // The mean of each figure over the runs that have it: where the arithmetic puts the line.
-  const all = runs.map((r) => arithmeticFigures(r.report));
-  const mean = all[0].map((_, column) => {
-    const present = all.map((figures) => figures[column]).filter((figures) => figures !== undefined);
-    return present.length === 0 ? undefined : present[0].map((_, i) => present.reduce((sum, figures) => sum + figures[i], 0) / present.length);
-  });
   if (runs.length > 1) {
-    const shown = mean.map((figures) =>
-      figures === undefined ? '—' : figures.length === 2 ? `${Math.round(figures[0])} % / ${Math.round(figures[1])} %` : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(Math.round(figures[2]), 0)} µs`,
-    );
-    lines.push(`| mean of ${runs.length} | ${shown.join(' | ')} |`);
+    // The mean of each figure over the runs that have it: where the arithmetic puts the line.
+    const mean = all[0].map((_, column) => {
+      const present = all.map((figures) => figures[column]).filter((figures) => figures !== undefined);
+      return present.length === 0 ? undefined : present[0].map((_, i) => present.reduce((sum, figures) => sum + figures[i], 0) / present.length);
+    });
+    lines.push(`| mean of ${runs.length} | ${mean.map(arithmeticCell).join(' | ')} |`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.exit(0);

@@ -61,19 +61,14 @@ for (const key of ONLY) {
   });
   await runCount(p.json, 5000);
   const perSecond = [];
-  const load = fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
-  let done = false;
-  void load.then(() => {
-    done = true;
-  });
   let before = cpuMs(p.pid);
-  while (!done) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+  const sampler = setInterval(() => {
     const now = cpuMs(p.pid);
     perSecond.push({ at: performance.now(), ms: now - before });
     before = now;
-  }
-  await load;
+  }, 1000);
+  await fixedRate({ targets: [p.json], ratePerSecond: RATE, seconds: SECONDS });
+  clearInterval(sampler);
   const pre = perSecond.filter((s) => s.at > exportAt - WINDOW * 1000 && s.at <= exportAt).map((s) => s.ms);
   const post = perSecond.filter((s) => s.at > exportAt && s.at <= exportAt + WINDOW * 1000).map((s) => s.ms);
   const late = perSecond.filter((s) => s.at > exportAt + WINDOW * 1000).map((s) => s.ms);

@@ -10,7 +10,7 @@
  * node:http's client, not even once a minute for the metrics.
  */
 import { createRequire } from 'node:module';
-import type { OTLPExporterBase, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import { OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
 import type { IExporterMetricsHelper, ISerializer } from '@opentelemetry/otlp-transformer';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
@@ -50,10 +50,10 @@ export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => nu
       return new OTLPTraceExporter(grpc);
     }
     case 'http/json': {
-      // exporter-trace-otlp-http's OTLPTraceExporter, posting through undici.
-      const { OTLPExporterBase: Exporter } = requireExporter('@opentelemetry/otlp-exporter-base') as { OTLPExporterBase: typeof OTLPExporterBase };
+      // exporter-trace-otlp-http's OTLPTraceExporter, posting through undici. (otlp-exporter-base is
+      // loaded at start anyway: undici-export-transport.ts imports it.)
       const { JsonTraceSerializer, TraceExporterMetricsHelper } = requireExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-      return new Exporter(httpDelegate(options, 'traces', 'application/json', JsonTraceSerializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper));
+      return new OTLPExporterBase(httpDelegate(options, 'traces', 'application/json', JsonTraceSerializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper));
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to

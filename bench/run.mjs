@@ -9,8 +9,6 @@
 //   --seconds N      length of each fixed-rate segment (default 5)
 //   --rates A,B      fixed rates in requests per second (default 200,1000)
 //   --rounds N       rounds of the fixed-rate and streaming segments, in alternating order (default 2)
-//   --paced-warm-up S  seconds at each fixed rate in every participant's warm-up (default 2; 0: the
-//                    closed-loop warm-up only, as before the nineteenth round)
 //   --stream-rate N  rate of the streaming time-to-first-byte run (default 200)
 //   --pace-rate N    rate of the paced-stream run (default 100): streams of --pace-chunks chunks
 //                    (default 8) the emulator sends --pace-ms apart (default 5); the figure is the
@@ -67,7 +65,6 @@ const num = (name, fallback) => (option(name) === undefined ? fallback : Number(
 const SECONDS = num('seconds', 5);
 const RATES = (option('rates') ?? '200,1000').split(',').map(Number);
 const ROUNDS = num('rounds', 2);
-const PACED_WARM_UP = num('paced-warm-up', 2);
 const STREAM_RATE = num('stream-rate', 200);
 const PACE_RATE = num('pace-rate', 100);
 const PACE_CHUNKS = num('pace-chunks', 8);
@@ -254,7 +251,7 @@ async function main() {
       down: 'exporting to a port where nothing listens',
     },
     peer: parts.peer ? PEER_PACKAGE : undefined,
-    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, run_in_requests: RUN_IN, peer_run_in_requests: PEER_RUN_IN, paced_warm_up_seconds: PACED_WARM_UP, settle_ms: SETTLE_MS, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
+    settings: { seconds: SECONDS, rates: RATES, rounds: ROUNDS, stream_rate: STREAM_RATE, pace_rate: PACE_RATE, pace_chunks: PACE_CHUNKS, pace_ms: PACE_MS, streams: STREAMS, requests: REQUESTS, run_in_requests: RUN_IN, peer_run_in_requests: PEER_RUN_IN, settle_ms: SETTLE_MS, probe: PROBE, pinned: PIN, sidegate_node_flags: SHIPPED_NODE_FLAGS },
   };
 
   // Idle memory: VmRSS a second after a few requests, exporter loaded, no forced GC.
@@ -279,14 +276,9 @@ async function main() {
   // Warm up every path (JIT, pools), JSON and streams, by request count rather than time: on a
   // busy machine a second is a few hundred requests, and sidegate's larger path is still tiering
   // up then (its CPU per request kept falling over its first few thousand requests).
-  // Then a few seconds at each fixed rate: closed-loop traffic never has a process serve one request
-  // at a time, waking from idle between them, and without this each participant's first paced
-  // segment paid for that path's tier-up, 35-120 µs per request above its second
-  // (docs/performance.md, "Issue 25, nineteenth round").
   for (const k of keys) {
     await runCount(parts[k].json, k === 'peer' ? 1000 : 5000);
     if (parts[k].stream) await runCount(parts[k].stream, 1000);
-    for (const rate of PACED_WARM_UP > 0 ? RATES : []) await fixedRate({ targets: [parts[k].json], ratePerSecond: rate, seconds: PACED_WARM_UP });
   }
 
   // Fixed rates, one participant at a time, in alternating order across rounds, so the emulator

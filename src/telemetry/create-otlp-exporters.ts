@@ -11,8 +11,6 @@
  */
 import { createRequire } from 'node:module';
 import { OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
-import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
-import type { IExporterMetricsHelper, ISerializer } from '@opentelemetry/otlp-transformer';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { OtlpSignalConfig } from './read-otel-config.js';
@@ -53,7 +51,9 @@ export function createTraceExporter(signal: OtlpSignalConfig, backlog?: () => nu
       // exporter-trace-otlp-http's OTLPTraceExporter, posting through undici. (otlp-exporter-base is
       // loaded at start anyway: undici-export-transport.ts imports it.)
       const { JsonTraceSerializer, TraceExporterMetricsHelper } = requireExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-      return new OTLPExporterBase(httpDelegate(options, 'traces', 'application/json', JsonTraceSerializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper));
+      return new OTLPExporterBase(
+        createUndiciExportDelegate(options, { signal: 'traces', contentType: 'application/json', serializer: JsonTraceSerializer, componentType: 'otlp_http_span_exporter', metricsHelper: TraceExporterMetricsHelper }),
+      );
     }
     case 'http/protobuf':
       // The SDK's serialiser and HTTP export delegate, a batch serialised in slices that yield to
@@ -78,26 +78,9 @@ export function createMetricExporter(signal: OtlpSignalConfig): PushMetricExport
       const { OTLPMetricExporterBase } = requireExporter('@opentelemetry/exporter-metrics-otlp-http') as typeof import('@opentelemetry/exporter-metrics-otlp-http');
       const { JsonMetricsSerializer, ProtobufMetricsSerializer, MetricsExporterMetricsHelper } = requireExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
       const [contentType, serializer] = signal.protocol === 'http/json' ? ['application/json', JsonMetricsSerializer] : ['application/x-protobuf', ProtobufMetricsSerializer];
-      return new OTLPMetricExporterBase(httpDelegate(options, 'metrics', contentType, serializer, 'otlp_http_metric_exporter', MetricsExporterMetricsHelper), options);
+      const kind = { signal: 'metrics', contentType, serializer, componentType: 'otlp_http_metric_exporter', metricsHelper: MetricsExporterMetricsHelper } as const;
+      return new OTLPMetricExporterBase(createUndiciExportDelegate(options, kind), options);
     }
   }
 }
 
-/**
- * The delegate an SDK OTLP/HTTP exporter is built on, for `signal`, posting through undici: the
- * options and environment as `convertLegacyHttpOptions` reads them for that signal
- * (`OTEL_EXPORTER_OTLP_*`), the exporter's content type, serialiser and component type (its
- * package's `semconv.ts`) for the SDK's exporter metrics.
- */
-function httpDelegate<Internal, Response>(
-  options: OTLPExporterNodeConfigBase,
-  signal: 'traces' | 'metrics',
-  contentType: string,
-  serializer: ISerializer<Internal, Response>,
-  componentType: string,
-  metricsHelper: IExporterMetricsHelper<Internal>,
-) {
-  const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireExporter('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
-  const config = convertLegacyHttpOptions(options, signal.toUpperCase(), `v1/${signal}`, { 'Content-Type': contentType });
-  return createUndiciExportDelegate(config, serializer, createOtlpHttpExporterMetrics(componentType, metricsHelper, config.url, undefined));
-}

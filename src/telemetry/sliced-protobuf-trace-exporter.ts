@@ -28,7 +28,6 @@
 import { createRequire } from 'node:module';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
-import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
 import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createUndiciExportDelegate } from './undici-export-transport.js';
@@ -60,18 +59,18 @@ export class SlicedProtobufTraceExporter implements SpanExporter {
   ) {
     // CommonJS packages, loaded synchronously as create-otlp-exporters.ts loads the exporters.
     const { ProtobufTraceSerializer } = requireSdk('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-    const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
     this.#serialise = (spans) => ProtobufTraceSerializer.serializeRequest(spans);
     const passThrough: ISerializer<SerialisedBatch, unknown> = {
       serializeRequest: (batch) => batch.bytes,
       deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
     };
-    const config = convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-    this.#delegate = createUndiciExportDelegate(
-      config,
-      passThrough,
-      createOtlpHttpExporterMetrics(COMPONENT_TYPE, { name: 'span', countItems: (batch: SerialisedBatch) => batch.spans }, config.url, undefined),
-    );
+    this.#delegate = createUndiciExportDelegate(options, {
+      signal: 'traces',
+      contentType: 'application/x-protobuf',
+      serializer: passThrough,
+      componentType: COMPONENT_TYPE,
+      metricsHelper: { name: 'span', countItems: (batch: SerialisedBatch) => batch.spans },
+    });
   }
 
   /**

@@ -23,10 +23,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { ExporterMetrics, ExportResponse, IExporterTransport, IOtlpExportDelegate } from '@opentelemetry/otlp-exporter-base';
+import type { ExportResponse, IExporterTransport, IOtlpExportDelegate, OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import { createOtlpNetworkExportDelegate, OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/node-http';
-import type { ISerializer } from '@opentelemetry/otlp-transformer';
+import type { IExporterMetricsHelper, ISerializer } from '@opentelemetry/otlp-transformer';
 import { Agent, request, type Dispatcher } from '../http-client.js';
 
 // Not among @opentelemetry/otlp-exporter-base's exports: its retrying transport, its rules for a
@@ -78,21 +78,31 @@ export interface UndiciExportTransportOptions {
   userAgent?: string | undefined;
 }
 
-/** What the SDK's `convertLegacyHttpOptions` makes of an exporter's options and the environment. */
-export type OtlpHttpConfiguration = ReturnType<typeof NodeHttp.convertLegacyHttpOptions>;
+/** What an SDK OTLP/HTTP exporter's package fixes for its signal and encoding. */
+export interface OtlpHttpExporterKind<Internal, Response> {
+  signal: 'traces' | 'metrics';
+  contentType: string;
+  serializer: ISerializer<Internal, Response>;
+  /** For the SDK's exporter metrics: the package's component type (its `semconv.ts`) and item counter. */
+  componentType: string;
+  metricsHelper: IExporterMetricsHelper<Internal>;
+}
 
 /**
- * The export delegate the SDK's OTLP/HTTP exporters are built on (`createOtlpHttpExportDelegate`:
- * the same configuration, queue, concurrency limit, timeout, retries and exporter metrics), with
- * the undici transport in place of node:http's.
+ * The export delegate an SDK OTLP/HTTP exporter is built on (`createOtlpHttpExportDelegate`: the
+ * options and environment as `convertLegacyHttpOptions` reads them for the signal, the same queue,
+ * concurrency limit, timeout, retries and exporter metrics), with the undici transport in place of
+ * node:http's.
  */
 export function createUndiciExportDelegate<Internal, Response>(
-  config: OtlpHttpConfiguration,
-  serializer: ISerializer<Internal, Response>,
-  metrics: ExporterMetrics<Internal>,
+  options: OTLPExporterNodeConfigBase,
+  kind: OtlpHttpExporterKind<Internal, Response>,
 ): IOtlpExportDelegate<Internal> {
+  const { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } = requireSdk('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+  const config = convertLegacyHttpOptions(options, kind.signal.toUpperCase(), `v1/${kind.signal}`, { 'Content-Type': kind.contentType });
   const transport = createUndiciExportTransport({ url: config.url, headers: config.headers, compression: config.compression, userAgent: config.userAgent });
-  return createOtlpNetworkExportDelegate(config, serializer, metrics, transport);
+  const metrics = createOtlpHttpExporterMetrics(kind.componentType, kind.metricsHelper, config.url, undefined);
+  return createOtlpNetworkExportDelegate(config, kind.serializer, metrics, transport);
 }
 
 /** The SDK's `RetryingTransport` (retries, backoff, `Retry-After`) around the undici POST. */

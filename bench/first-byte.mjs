@@ -1,0 +1,62 @@
+// Where a stream's time to first byte goes: one stream at a time, round robin through the upstream
+// alone (direct), the floor, the floor+SDK, sidegate with tracing off and with tracing on, so each
+// participant's first byte is timed with nothing else in flight and under the same machine
+// conditions. Splits the bench's "stream first byte added" into the SDK's share (floor+SDK − floor),
+// sidegate's own work (tracing off − floor) and its tracing (on − off).
+//   node bench/first-byte.mjs [--streams 400] [--gap-ms 5]
+// --gap-ms: the pause after each stream (0: back to back; the bench's 200 req/s is 5 ms apart).
+// Needs `npm run build` first. Latency, not CPU: compare the participants of one run only.
+import { newPool, once, runCount } from './load.mjs';
+import { round, sleep, start, startFloor, startSdkFloor, startSidegate, directTargets } from './processes.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(args[i + 1]);
+};
+const STREAMS = option('streams', 400);
+const GAP_MS = option('gap-ms', 5);
+/** Streams per participant before timing: its code warm, its pools open (as the bench's warm-up). */
+const WARM_UP = 3000;
+
+const sink = await start('child.mjs', ['sink']);
+const emulator = await start('child.mjs', ['emulator']);
+const participants = {
+  direct: { stream: directTargets(emulator.url).stream },
+  floor: await startFloor(emulator.url, 128),
+  sdkfloor: await startSdkFloor(emulator.url, sink.url),
+  off: await startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
+  on: await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+};
+const names = Object.keys(participants);
+for (const name of names) await runCount(participants[name].stream, WARM_UP);
+
+// One connection each, kept alive: every stream after the first reuses it, as a sidecar's client does.
+const pools = Object.fromEntries(names.map((name) => [name, newPool(participants[name].stream.origin, 1)]));
+const ttfbs = Object.fromEntries(names.map((name) => [name, []]));
+for (let i = 0; i < STREAMS; i++) {
+  for (const name of names) {
+    const [, status, ttfbUs] = await once(pools[name], participants[name].stream);
+    if (status === 200) ttfbs[name].push(ttfbUs);
+    if (GAP_MS > 0) await sleep(GAP_MS);
+  }
+}
+
+const median = (values) => {
+  const sorted = Float64Array.from(values).sort();
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)] / 1000;
+};
+const p50 = Object.fromEntries(names.map((name) => [name, median(ttfbs[name])]));
+const ms = (x) => round(x, 3);
+console.log(`${STREAMS} streams each, one at a time, ${GAP_MS} ms apart; time to first byte, p50:`);
+for (const name of names) console.log(`  ${name.padEnd(9)} ${ms(p50[name])} ms${name === 'direct' ? '' : ` (added ${ms(p50[name] - p50.direct)})`}`);
+const split = {
+  sdk: ms(p50.sdkfloor - p50.floor),
+  sidegate_own_work: ms(p50.off - p50.floor),
+  sidegate_tracing: ms(p50.on - p50.off),
+  sidegate_over_floor: ms(p50.on - p50.floor),
+};
+console.log(`  floor+SDK − floor ${split.sdk} ms; tracing off − floor ${split.sidegate_own_work} ms; on − off ${split.sidegate_tracing} ms; on − floor ${split.sidegate_over_floor} ms`);
+console.log(JSON.stringify({ streams: STREAMS, gap_ms: GAP_MS, ttfb_p50_ms: Object.fromEntries(names.map((n) => [n, ms(p50[n])])), split }));
+
+for (const p of [sink, emulator, ...Object.values(participants)]) p.child?.kill('SIGTERM');

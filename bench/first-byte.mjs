@@ -3,8 +3,12 @@
 // participant's first byte is timed with nothing else in flight and under the same machine
 // conditions. Splits the bench's "stream first byte added" into the SDK's share (floor+SDK − floor),
 // sidegate's own work (tracing off − floor) and its tracing (on − off).
-//   node bench/first-byte.mjs [--streams 400] [--gap-ms 5]
+//   node bench/first-byte.mjs [--streams 400] [--gap-ms 5] [--baseline DIR]
 // --gap-ms: the pause after each stream (0: back to back; the bench's 200 req/s is 5 ms apart).
+// --baseline: adds "base-off" and "base" (tracing off and on) run from the build in DIR (another
+// commit's dist/ built elsewhere), in the same round robin: an A/B of a change's first byte. Two
+// A/A runs (this build as its own baseline, 2026-11-28) differed by up to 0.14 ms 5 ms apart and
+// 0.03 ms back to back: a change smaller than that is not seen here.
 // Needs `npm run build` first. Latency, not CPU: compare the participants of one run only.
 import { newPool, once, runCount } from './load.mjs';
 import { round, sleep, start, startFloor, startSdkFloor, startSidegate, directTargets } from './processes.mjs';
@@ -15,6 +19,7 @@ const option = (name, fallback) => {
   return i === -1 ? fallback : Number(args[i + 1]);
 };
 const STREAMS = option('streams', 400);
+const BASELINE = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 const GAP_MS = option('gap-ms', 5);
 /** Streams per participant before timing: its code warm, its pools open (as the bench's warm-up). */
 const WARM_UP = 3000;
@@ -27,6 +32,12 @@ const participants = {
   sdkfloor: await startSdkFloor(emulator.url, sink.url),
   off: await startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true' }),
   on: await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+  ...(BASELINE
+    ? {
+        'base-off': await startSidegate(emulator.url, { OTEL_SDK_DISABLED: 'true', BENCH_DIST: BASELINE }),
+        base: await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, BENCH_DIST: BASELINE }),
+      }
+    : {}),
 };
 const names = Object.keys(participants);
 for (const name of names) await runCount(participants[name].stream, WARM_UP);
@@ -57,6 +68,10 @@ const split = {
   sidegate_over_floor: ms(p50.on - p50.floor),
 };
 console.log(`  floor+SDK − floor ${split.sdk} ms; tracing off − floor ${split.sidegate_own_work} ms; on − off ${split.sidegate_tracing} ms; on − floor ${split.sidegate_over_floor} ms`);
+if (BASELINE) {
+  Object.assign(split, { off_minus_base_off: ms(p50.off - p50['base-off']), on_minus_base: ms(p50.on - p50.base) });
+  console.log(`  this build − the baseline's: tracing off ${split.off_minus_base_off} ms, tracing on ${split.on_minus_base} ms`);
+}
 console.log(JSON.stringify({ streams: STREAMS, gap_ms: GAP_MS, ttfb_p50_ms: Object.fromEntries(names.map((n) => [n, ms(p50[n])])), split }));
 
 for (const p of [sink, emulator, ...Object.values(participants)]) p.child?.kill('SIGTERM');

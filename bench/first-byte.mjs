@@ -10,7 +10,7 @@
 // A/A runs (this build as its own baseline, 2026-11-28) differed by up to 0.14 ms 5 ms apart and
 // 0.03 ms back to back: a change smaller than that is not seen here.
 // Needs `npm run build` first. Latency, not CPU: compare the participants of one run only.
-import { newPool, once, runCount } from './load.mjs';
+import { newPool, once, runCount, summarize } from './load.mjs';
 import { round, sleep, start, startFloor, startSdkFloor, startSidegate, directTargets } from './processes.mjs';
 
 const args = process.argv.slice(2);
@@ -53,11 +53,8 @@ for (let i = 0; i < STREAMS; i++) {
   }
 }
 
-const median = (values) => {
-  const sorted = Float64Array.from(values).sort();
-  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)] / 1000;
-};
-const p50 = Object.fromEntries(names.map((name) => [name, median(ttfbs[name])]));
+// The bench's own p50 (load.mjs), as compare.mjs reports time to first byte.
+const p50 = Object.fromEntries(names.map((name) => [name, summarize(ttfbs[name]).p50_ms]));
 const ms = (x) => round(x, 3);
 console.log(`${STREAMS} streams each, one at a time, ${GAP_MS} ms apart; time to first byte, p50:`);
 for (const name of names) console.log(`  ${name.padEnd(9)} ${ms(p50[name])} ms${name === 'direct' ? '' : ` (added ${ms(p50[name] - p50.direct)})`}`);

@@ -7,7 +7,8 @@
 // and of the floor+SDK's, and the figure's mean and standard deviation across the runs (where a
 // target sits against its line, and how far one run strays from it). With --arithmetic, one row per
 // run of "Where the floor is"'s arithmetic instead: tracing off's own work plus the plain SDK's
-// (floor+SDK − floor) against sidegate's figure, at each rate and for throughput at max.
+// (floor+SDK − floor) against sidegate's figure, at each rate and for throughput at max, and the
+// share of the floor's throughput tracing off would have to keep for the two to reach 50 %.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -91,7 +92,12 @@ function arithmeticFigures(report) {
     cells.push(measured([floor, sdk, off, on]) ? [(off + sdk - floor) / floor, on / floor, on - off - (sdk - floor)] : undefined);
   }
   const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map((key) => report.max[key]?.rps);
-  cells.push(measured([floor, sdk, off, on]) ? [100 / (floor / sdk + floor / off - 1), (100 * on) / floor] : undefined);
+  const all = measured([floor, sdk, off, on]);
+  cells.push(all ? [100 / (floor / sdk + floor / off - 1), (100 * on) / floor] : undefined);
+  // Own work's budget: the share of the floor's throughput tracing off must keep for the two to
+  // give 50 % beside the plain SDK's share a, 1 / (1/0.5 + 1 − 1/a) (above 100 % where the plain
+  // SDK alone keeps less than half), and the share it kept.
+  cells.push(all ? [100 / Math.max(0, 3 - floor / sdk), (100 * off) / floor] : undefined);
   return cells;
 }
 
@@ -100,15 +106,15 @@ const arithmeticCell = (figures) =>
   figures === undefined
     ? '—'
     : figures.length === 2
-      ? `${Math.round(figures[0])} % / ${Math.round(figures[1])} %`
+      ? `${Number.isFinite(figures[0]) ? Math.round(figures[0]) : '∞'} % / ${Math.round(figures[1])} %`
       : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(Math.round(figures[2]), 0)} µs`;
 
 if (arithmetic) {
   const rates = [...Object.keys(runs[0].report.fixed_rate).map((rate) => `${rate} req/s`), 'max'];
   const all = runs.map((r) => arithmeticFigures(r.report));
   const lines = [
-    `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate |`,
-    `|---|${rates.map(() => '---').join('|')}|---|`,
+    `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate | tracing off's share at max: needed for 50 % / kept |`,
+    `|---|${rates.map(() => '---').join('|')}|---|---|`,
     ...runs.map((r, i) => `| ${r.name.replace(/^reference-[\d-]+-/, '')} | ${all[i].map(arithmeticCell).join(' | ')} |`),
   ];
   if (runs.length > 1) {

@@ -147,7 +147,7 @@ export async function maxThroughput({ target, seconds, concurrency = 32 }) {
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - began) / 1000;
   await pool.close();
-  return { rps: result.latencies.length / elapsed, ok: result.latencies.length, errors: result.errors, ...summarize(result.latencies) };
+  return { rps: result.latencies.length / elapsed, ok: result.latencies.length, errors: result.errors, ...summarize(result.latencies), seconds: elapsed, latencies: result.latencies };
 }
 
 /**

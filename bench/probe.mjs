@@ -36,6 +36,9 @@ const PROFILERS = {
 };
 
 export function installProbe() {
+  // Every bench process is forked with an IPC channel: once it closes, the script that forked this
+  // process is gone (finished, crashed or killed), and nothing is left to measure or stop it.
+  process.once('disconnect', () => process.exit(0));
   const deep = process.env.BENCH_PROBE === '1';
   const eld = deep ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
   let gc = {};

@@ -92,12 +92,12 @@ function arithmeticFigures(report) {
     cells.push(measured([floor, sdk, off, on]) ? [(off + sdk - floor) / floor, on / floor, on - off - (sdk - floor)] : undefined);
   }
   const [floor, sdk, off, on] = ['floor', 'sdkfloor', 'off', 'on'].map((key) => report.max[key]?.rps);
-  const all = measured([floor, sdk, off, on]);
-  cells.push(all ? [100 / (floor / sdk + floor / off - 1), (100 * on) / floor] : undefined);
+  const complete = measured([floor, sdk, off, on]);
+  cells.push(complete ? [100 / (floor / sdk + floor / off - 1), (100 * on) / floor] : undefined);
   // Own work's budget: the share of the floor's throughput tracing off must keep for the two to
   // give 50 % beside the plain SDK's share a, 1 / (1/0.5 + 1 − 1/a) (above 100 % where the plain
   // SDK alone keeps less than half), and the share it kept.
-  cells.push(all ? [100 / Math.max(0, 3 - floor / sdk), (100 * off) / floor] : undefined);
+  cells.push(complete ? [100 / Math.max(0, 3 - floor / sdk), (100 * off) / floor] : undefined);
   return cells;
 }
 

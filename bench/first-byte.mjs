@@ -55,20 +55,19 @@ for (let i = 0; i < STREAMS; i++) {
 
 // The bench's own p50 (load.mjs), as compare.mjs reports time to first byte.
 const p50 = Object.fromEntries(names.map((name) => [name, summarize(ttfbs[name]).p50_ms]));
-const ms = (x) => round(x, 3);
 console.log(`${STREAMS} streams each, one at a time, ${GAP_MS} ms apart; time to first byte, p50:`);
-for (const name of names) console.log(`  ${name.padEnd(9)} ${ms(p50[name])} ms${name === 'direct' ? '' : ` (added ${ms(p50[name] - p50.direct)})`}`);
+for (const name of names) console.log(`  ${name.padEnd(9)} ${round(p50[name])} ms${name === 'direct' ? '' : ` (added ${round(p50[name] - p50.direct)})`}`);
 const split = {
-  sdk: ms(p50.sdkfloor - p50.floor),
-  sidegate_own_work: ms(p50.off - p50.floor),
-  sidegate_tracing: ms(p50.on - p50.off),
-  sidegate_over_floor: ms(p50.on - p50.floor),
+  sdk: round(p50.sdkfloor - p50.floor),
+  sidegate_own_work: round(p50.off - p50.floor),
+  sidegate_tracing: round(p50.on - p50.off),
+  sidegate_over_floor: round(p50.on - p50.floor),
 };
 console.log(`  floor+SDK − floor ${split.sdk} ms; tracing off − floor ${split.sidegate_own_work} ms; on − off ${split.sidegate_tracing} ms; on − floor ${split.sidegate_over_floor} ms`);
 if (BASELINE) {
-  Object.assign(split, { off_minus_base_off: ms(p50.off - p50['base-off']), on_minus_base: ms(p50.on - p50.base) });
+  Object.assign(split, { off_minus_base_off: round(p50.off - p50['base-off']), on_minus_base: round(p50.on - p50.base) });
   console.log(`  this build − the baseline's: tracing off ${split.off_minus_base_off} ms, tracing on ${split.on_minus_base} ms`);
 }
-console.log(JSON.stringify({ streams: STREAMS, gap_ms: GAP_MS, ttfb_p50_ms: Object.fromEntries(names.map((n) => [n, ms(p50[n])])), split }));
+console.log(JSON.stringify({ streams: STREAMS, gap_ms: GAP_MS, ttfb_p50_ms: Object.fromEntries(names.map((n) => [n, round(p50[n])])), split }));
 
 for (const p of [sink, emulator, ...Object.values(participants)]) p.child?.kill('SIGTERM');

@@ -29,7 +29,8 @@ export function createChatRoute(deps: ChatRouteDeps) {
     }
     try {
       const request = parseChatRequest(body.value);
-      const context = await readRequestContext(req.headers, deps.contextEnv);
+      let context = readRequestContext(req.headers, deps.contextEnv);
+      if (context instanceof Promise) context = await context; // only with x-gateway-config
       await runChatOperation(deps, res, { context, request, adapter: chatCompletionsAdapter });
     } finally {
       body.release();

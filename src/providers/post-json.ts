@@ -107,7 +107,7 @@ export interface AnswerLimits {
  * more: a 502 `answer_too_large` that says which setting to raise. The bytes count in the
  * in-flight budget until `release()` (idempotent).
  */
-export async function readAnswer(
+export function readAnswer(
   res: Dispatcher.ResponseData,
   control: AttemptControl,
   limits: AnswerLimits,
@@ -117,13 +117,15 @@ export async function readAnswer(
     limits.budget?.release(held);
     held = 0;
   };
-  try {
-    const chunks = await collectChunks(res.body, limits, (bytes) => (held += bytes));
-    return { body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), release };
-  } catch (err) {
-    release();
-    throw control.toError(err, 'body');
-  }
+  // Handlers on the one promise rather than an async function around it: every answer is read
+  // here, and each async layer is another promise and turn per request.
+  return collectChunks(res.body, limits, (bytes) => (held += bytes)).then(
+    (chunks) => ({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), release }),
+    (err: unknown) => {
+      release();
+      throw control.toError(err, 'body');
+    },
+  );
 }
 
 /**

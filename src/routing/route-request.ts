@@ -25,7 +25,7 @@ import { ClientAbortError, UpstreamError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';
 import type { ChatResult, Provider, ProviderCall, ProviderName, StreamResult, Target } from '../providers/provider.js';
-import type { AttemptEnd, AttemptSpan, RequestSpan } from '../telemetry/telemetry.js';
+import type { AttemptEnd, AttemptSpan, AttemptStart, RequestSpan } from '../telemetry/telemetry.js';
 import type { ConditionContext } from '../config/conditions.js';
 import { MAX_BACKOFF_MS, retryDelayMs, sleep as realSleep, type BackoffOptions, type Sleep } from './backoff.js';
 import { applyOverrides } from './apply-overrides.js';
@@ -124,23 +124,24 @@ function chatCalls(request: ChatCompletionRequest) {
   };
 }
 
-export async function routeChat(ctx: RouteContext, stats: RouteStats): Promise<ChatResult> {
+export function routeChat(ctx: RouteContext, stats: RouteStats): Promise<ChatResult> {
   const callOf = chatCalls(ctx.request);
-  return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
-    const result = await provider.chat(callOf(call));
-    attempt.end({
-      status: result.status,
-      outcome: result.outcome,
-      output: result.completion.choices.map((c) => ({
-        content: typeof c.message?.content === 'string' ? c.message.content : null,
-        ...(c.finish_reason ? { finishReason: c.finish_reason } : {}),
-      })),
-    });
-    return result;
-  });
+  return routeAttempts(chatContext(ctx), stats, (provider, call, attempt) =>
+    provider.chat(callOf(call)).then((result) => {
+      attempt.end({
+        status: result.status,
+        outcome: result.outcome,
+        output: result.completion.choices.map((c) => ({
+          content: typeof c.message?.content === 'string' ? c.message.content : null,
+          ...(c.finish_reason ? { finishReason: c.finish_reason } : {}),
+        })),
+      });
+      return result;
+    }),
+  );
 }
 
-export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Promise<StreamResult> {
+export function routeChatStream(ctx: RouteContext, stats: RouteStats): Promise<StreamResult> {
   const callOf = chatCalls(ctx.request);
   return routeAttempts(chatContext(ctx), stats, async (provider, call, attempt) => {
     const result = await provider.chatStream(callOf(call));
@@ -154,7 +155,7 @@ export async function routeChatStream(ctx: RouteContext, stats: RouteStats): Pro
 }
 
 /** Walks the plan, calling `once` per attempt, until one succeeds or routing gives up (then throws). */
-export async function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, once: TryOnce<T>): Promise<T> {
+export function routeAttempts<T>(ctx: AttemptContext, stats: RouteStats, once: TryOnce<T>): Promise<T> {
   const random = ctx.random ?? Math.random;
   const sleep = ctx.sleep ?? realSleep;
   const context: ConditionContext = { metadata: ctx.metadata, params: ctx.params };
@@ -260,19 +261,18 @@ async function attemptOnce<T>(
 ): Promise<T> {
   stats.attempts += 1;
   stats.finalTarget = path;
-  const attempt = endOnce(
-    ctx.span.startAttempt({
-      providerName: provider.telemetryName,
-      operationName: ctx.operationName ?? provider.operationName,
-      model: target.model ?? ctx.model,
-      baseUrl: target.baseUrl,
-      attemptNumber: stats.attempts,
-      targetIndex: path,
-      resendCount,
-      ...(target.vertex !== undefined ? { cloud: { projectId: target.vertex.projectId, region: target.vertex.region } } : {}),
-      ...(probe ? { probe } : {}),
-    }),
-  );
+  const start: AttemptStart = {
+    providerName: provider.telemetryName,
+    operationName: ctx.operationName ?? provider.operationName,
+    model: target.model ?? ctx.model,
+    baseUrl: target.baseUrl,
+    attemptNumber: stats.attempts,
+    targetIndex: path,
+    resendCount,
+  };
+  if (target.vertex !== undefined) start.cloud = { projectId: target.vertex.projectId, region: target.vertex.region };
+  if (probe) start.probe = true;
+  const attempt = endOnce(ctx.span.startAttempt(start));
   try {
     const call: AttemptCall = {
       target,

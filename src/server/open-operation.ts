@@ -15,7 +15,7 @@ import { resolvePlan } from '../routing/resolve-plan.js';
 import type { TargetEnvironment } from '../routing/resolve-target.js';
 import type { AttemptContext, ProviderRegistry, RouteStats } from '../routing/route-request.js';
 import type { TargetHealthRegistry } from '../routing/target-health-registry.js';
-import type { RequestSpan, RequestStart, Telemetry } from '../telemetry/telemetry.js';
+import type { RequestEnd, RequestSpan, RequestStart, Telemetry } from '../telemetry/telemetry.js';
 import type { RequestContext } from './request-context.js';
 import { logUnexpected, sendError } from './respond.js';
 import { responseTraceHeaders } from './response-trace-headers.js';
@@ -74,14 +74,12 @@ export function openOperation(deps: OperationDeps, res: ServerResponse, start: O
   const stats: RouteStats = { attempts: 0 };
   const end = (status: number, outcome: CallOutcome | undefined, error?: unknown) => {
     res.off('close', onClose);
-    span.end({
-      status,
-      attempts: stats.attempts,
-      ...(outcome !== undefined ? { outcome } : {}),
-      ...(error !== undefined ? { error } : {}),
-      ...(stats.finalTarget !== undefined ? { finalTarget: stats.finalTarget } : {}),
-      ...(stats.skippedTargets !== undefined ? { skippedTargets: stats.skippedTargets } : {}),
-    });
+    const ending: RequestEnd = { status, attempts: stats.attempts };
+    if (outcome !== undefined) ending.outcome = outcome;
+    if (error !== undefined) ending.error = error;
+    if (stats.finalTarget !== undefined) ending.finalTarget = stats.finalTarget;
+    if (stats.skippedTargets !== undefined) ending.skippedTargets = stats.skippedTargets;
+    span.end(ending);
   };
   const responseHeaders = () => {
     const headers = responseTraceHeaders(context.trace, span.sampled());

@@ -89,15 +89,19 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
  * Like `readJsonBody`, but large base64 data-URI payloads stay in the body's chunks and are carried
  * by reference (inline-blobs.ts). The caller must `release()` once the request is finished.
  */
-export async function readJsonBodyWithBlobs(req: IncomingMessage, maxBytes: number): Promise<ParsedBody> {
-  const body = parseJson(await readBodyChunks(req, maxBytes), parseJsonBody);
-  try {
-    checkDepth(body.value);
-  } catch (err) {
-    body.release();
-    throw err;
-  }
-  return body;
+export function readJsonBodyWithBlobs(req: IncomingMessage, maxBytes: number): Promise<ParsedBody> {
+  // A handler on the read's promise rather than an async function around it: every chat request
+  // passes here, and each async layer is another promise and turn.
+  return readBodyChunks(req, maxBytes).then((chunks) => {
+    const body = parseJson(chunks, parseJsonBody);
+    try {
+      checkDepth(body.value);
+    } catch (err) {
+      body.release();
+      throw err;
+    }
+    return body;
+  });
 }
 
 function parseJson<B extends { length: number }, T>(raw: B, parse: (raw: B) => T): T {

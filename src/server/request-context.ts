@@ -21,7 +21,7 @@ import type { RoutingConfig, RoutingConfigStore } from '../config/routing-config
 import type { SpanIdRegistry } from '../telemetry/span-id-registry.js';
 import type { RequestTrace } from '../telemetry/telemetry.js';
 import { readCredentialHeaders, type RequestCredentials } from './read-credential-headers.js';
-import { readTraceHeaders } from './read-trace-headers.js';
+import { readTraceHeaders, type IncomingTrace } from './read-trace-headers.js';
 
 export interface RequestContext {
   /** `baggage` merged with `x-gateway-metadata` (which wins); frozen. */
@@ -63,11 +63,26 @@ export async function readRoutingHeaders(
   return config === undefined ? { credentials } : { credentials, config };
 }
 
-/** Parses a request's headers into its context (after the front door has parsed its body). */
-export async function readRequestContext(headers: IncomingHttpHeaders, env: RequestContextEnv): Promise<RequestContext> {
+/**
+ * Parses a request's headers into its context (after the front door has parsed its body).
+ * Synchronous unless `x-gateway-config` is present (a stored config may be read from disk), so
+ * most requests pay no promise turn for it; a bad header throws either way.
+ */
+export function readRequestContext(headers: IncomingHttpHeaders, env: RequestContextEnv): RequestContext | Promise<RequestContext> {
   const incoming = readTraceHeaders(headers, env.propagator);
-  const { credentials, config } = await readRoutingHeaders(headers, env);
+  const credentials = readCredentialHeaders(headers, env.timeoutMs);
+  const configHeader = canonicalHeader(headers, 'x-gateway-config');
+  if (configHeader === undefined) return contextOf(headers, env, incoming, credentials, undefined);
+  return env.configs.resolve(configHeader).then((config) => contextOf(headers, env, incoming, credentials, config));
+}
 
+function contextOf(
+  headers: IncomingHttpHeaders,
+  env: RequestContextEnv,
+  incoming: IncomingTrace,
+  credentials: RequestCredentials,
+  config: RoutingConfig | undefined,
+): RequestContext {
   const traceId = incoming.traceId ?? newId(16);
   const trace: RequestTrace = { traceId, spanId: '', traceFlags: incoming.parent?.traceFlags ?? TraceFlags.SAMPLED };
   if (incoming.requestedSpanId !== undefined && env.spanIds.claim(traceId, incoming.requestedSpanId)) {
@@ -81,13 +96,9 @@ export async function readRequestContext(headers: IncomingHttpHeaders, env: Requ
   if (incoming.clientSpanId !== undefined) trace.clientSpanId = incoming.clientSpanId;
   if (incoming.spanName !== undefined) trace.spanName = incoming.spanName;
 
-  return {
-    metadata: Object.freeze(incoming.metadata),
-    trace,
-    credentials,
-    ...(config !== undefined ? { config } : {}),
-    portkey: usesPortkeyPrefix(headers),
-  };
+  const context: RequestContext = { metadata: Object.freeze(incoming.metadata), trace, credentials, portkey: usesPortkeyPrefix(headers) };
+  if (config !== undefined) context.config = config;
+  return context;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { ChatCompletionChunk } from '../openai/chat-response.js';
 import type { CallOutcome, ChatResult } from '../providers/provider.js';
 import { routeChat, routeChatStream, type RouteContext } from '../routing/route-request.js';
 import type { ExtraAttributes } from '../telemetry/telemetry.js';
-import { openOperation, type Operation, type OperationDeps } from './open-operation.js';
+import { openOperation, type Operation, type OperationDeps, type OperationStart } from './open-operation.js';
 import type { RequestContext } from './request-context.js';
 import { sendJson } from './respond.js';
 import { SseWriter, type SseEvent } from './sse-writer.js';
@@ -58,16 +58,18 @@ export interface ChatOperation {
 
 export async function runChatOperation(deps: OperationDeps, res: ServerResponse, input: ChatOperation): Promise<void> {
   const { request, adapter } = input;
-  const op = openOperation(deps, res, {
+  const start: OperationStart = {
     context: input.context,
     operation: 'chat',
     model: request.model,
     route: adapter.route,
     params: request as unknown as Record<string, unknown>,
     chat: request,
-    ...(adapter.spanAttributes !== undefined ? { attributes: adapter.spanAttributes } : {}),
-    ...(adapter.spanContentAttributes !== undefined ? { contentAttributes: adapter.spanContentAttributes } : {}),
-  });
+  };
+  // Set when present rather than spread in: no object copy per request for what is mostly absent.
+  if (adapter.spanAttributes !== undefined) start.attributes = adapter.spanAttributes;
+  if (adapter.spanContentAttributes !== undefined) start.contentAttributes = adapter.spanContentAttributes;
+  const op = openOperation(deps, res, start);
   const ctx: RouteContext = { request, ...op.attempts };
   if (request.stream) {
     await stream(ctx, op, res, adapter);

@@ -230,8 +230,11 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return mime;
   }
 
-  /** Every lookup media conversion needs, done before the (pure) translation. */
-  async function resolveMedia(request: ChatCompletionRequest, target: Target, call: ProviderCall) {
+  /**
+   * Every lookup media conversion needs, done before the (pure) translation. Synchronous when there
+   * is nothing to look up (most requests), so they pay no promise turn for it.
+   */
+  function resolveMedia(request: ChatCompletionRequest, target: Target, call: ProviderCall): Map<string, ResolvedMedia> | Promise<Map<string, ResolvedMedia>> {
     const media = new Map<string, ResolvedMedia>();
     const jobs: Array<Promise<void>> = [];
     const visit = (url: string, mime: string | undefined): void => {
@@ -257,9 +260,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
         for (const entry of message.content_parts ?? []) if (entry.type === 'image') visit(entry.image_url.url, undefined);
       }
     }
-    // Most requests have no file or URL to look up: no extra promise turn for them.
-    if (jobs.length > 0) await Promise.all(jobs);
-    return media;
+    return jobs.length === 0 ? media : Promise.all(jobs).then(() => media);
   }
 
   /** Translates and sends; resolves once response headers arrived with a 2xx. */
@@ -268,7 +269,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const { request } = call; // routing already merged the target's override_params
     const model = targetModel(request, target);
     const path = wire.modelSegment(model);
-    const media = wire.resolveMedia ? wire.resolveMedia(request, target) : await resolveMedia(request, target, call);
+    let media = wire.resolveMedia ? wire.resolveMedia(request, target) : resolveMedia(request, target, call);
+    if (media instanceof Promise) media = await media;
     const converted = convertRequest(request, target, { media });
     const { warnings } = converted;
     const body = wire.finishBody ? wire.finishBody(converted.body, request, warnings) : converted.body;

@@ -3,8 +3,8 @@
  * attempt's provider key before routing sees it: whatever path upstream text took to become an
  * error (an error status, an error object inside a 200, an SSE error event, an error array on a
  * stream, a broken stream), the key cannot reach the client's answer, the attempt span's status or
- * a log line. Wraps a provider; the stream is relayed with `yield*`, so `return()` (a client that
- * went away) still reaches the provider's own iterator and aborts the upstream call.
+ * a log line. Wraps a provider; the stream is relayed by a delegating iterator that forwards
+ * `return()` (a client that went away) to the provider's own, which aborts the upstream call.
  */
 import { scrubErrorMessage } from '../scrub-secrets.js';
 import type { ChatCompletionChunk } from '../openai/chat-response.js';

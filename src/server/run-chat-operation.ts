@@ -99,7 +99,8 @@ async function stream(ctx: RouteContext, op: Operation, res: ServerResponse, ada
   try {
     if (adapter.streamStart !== undefined) await writer.send(adapter.streamStart());
     for await (const chunk of result.chunks) {
-      await writer.send(adapter.streamChunk(chunk));
+      const drained = writer.send(adapter.streamChunk(chunk));
+      if (drained !== undefined) await drained;
       if (!writer.open) break; // leaving the loop calls return() on the iterator, which aborts upstream
     }
   } catch (err) {

@@ -145,13 +145,15 @@ async function* geminiChunks(
   try {
     try {
       for await (const piece of res.body) {
-        for (const payload of parser.push(piece as Buffer)) yield* translate(payload);
+        // `for…of` with `yield`, not `yield*`: delegating to an array from an async generator goes
+        // through an async-from-sync iterator, two more promises and turns per chunk.
+        for (const payload of parser.push(piece as Buffer)) for (const chunk of translate(payload)) yield chunk;
       }
     } catch (err) {
       throw control.toError(err, 'body');
     }
-    for (const payload of parser.end()) yield* translate(payload);
-    yield* translator.finish();
+    for (const payload of parser.end()) for (const chunk of translate(payload)) yield chunk;
+    for (const chunk of translator.finish()) yield chunk;
     completed = true;
   } finally {
     if (!completed) {

@@ -226,11 +226,12 @@ async function* openAIChunks(
 /** The data of each SSE event of an answer body, in order; undici's failures as our errors. */
 async function* sseEvents(res: Dispatcher.ResponseData, control: AttemptControl, parser: SseParser): AsyncGenerator<string> {
   try {
-    for await (const piece of res.body) yield* parser.push(piece as Buffer);
+    // `yield` per event, not `yield*` of the parser's array (an async-from-sync iterator per piece).
+    for await (const piece of res.body) for (const data of parser.push(piece as Buffer)) yield data;
   } catch (err) {
     throw control.toError(err, 'body');
   }
-  yield* parser.end();
+  for (const data of parser.end()) yield data;
 }
 
 function invalidResponse(message: string): UpstreamError {

@@ -6,8 +6,12 @@
 //   {type:'allocprof', action:'start'|'stop', file} → V8's sampling heap profile of every allocation
 //                       between the two messages, collected or not (what the young generation churns
 //                       through, which live-heap snapshots cannot show), written to `file` on stop
+//   {type:'async'}    → async resources created since start, by type (PROMISE, Timeout, TickObject…),
+//                       counted only with BENCH_COUNT_ASYNC=1 (bench/async-resources.mjs): an
+//                       async_hooks init hook slows every promise, so nothing else runs with it
 // The event-loop monitor and GC observer run only with BENCH_PROBE=1 (`npm run bench -- --profile`):
 // a 1 ms loop timer costs CPU of its own, so the ordinary run leaves them off.
+import { createHook } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
@@ -39,6 +43,10 @@ export function installProbe() {
   // Every bench process is forked with an IPC channel: once it closes, the script that forked this
   // process is gone (finished, crashed or killed), and nothing is left to measure or stop it.
   process.once('disconnect', () => process.exit(0));
+  const asyncCreated = {};
+  if (process.env.BENCH_COUNT_ASYNC === '1') {
+    createHook({ init: (_id, type) => void (asyncCreated[type] = (asyncCreated[type] ?? 0) + 1) }).enable();
+  }
   const deep = process.env.BENCH_PROBE === '1';
   const eld = deep ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
   let gc = {};
@@ -78,7 +86,9 @@ export function installProbe() {
       process.send?.({ type: msg.type });
       return;
     }
-    if (msg?.type === 'mem') {
+    if (msg?.type === 'async') {
+      process.send?.({ type: 'async', created: { ...asyncCreated } });
+    } else if (msg?.type === 'mem') {
       if (msg.gc && global.gc) global.gc();
       process.send?.({ type: 'mem', ...process.memoryUsage() });
     } else if (msg?.type === 'probe') {

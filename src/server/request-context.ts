@@ -52,37 +52,34 @@ export function createContextPropagator(names: ReadonlyArray<'tracecontext' | 'b
   return new CompositePropagator({ propagators });
 }
 
-/** The routing part alone (credentials and config), for routes that call upstream without a span (model list). */
-export async function readRoutingHeaders(
+type RoutingHeaders = Pick<RequestContext, 'credentials' | 'config'>;
+
+/**
+ * The routing part alone (credentials and config), also for routes that call upstream without a
+ * span (model list). Synchronous unless `x-gateway-config` is present (a stored config may be read
+ * from disk), so most requests pay no promise turn for it; a bad header throws either way.
+ */
+export function readRoutingHeaders(
   headers: IncomingHttpHeaders,
   env: Pick<RequestContextEnv, 'configs' | 'timeoutMs'>,
-): Promise<Pick<RequestContext, 'credentials' | 'config'>> {
+): RoutingHeaders | Promise<RoutingHeaders> {
   const credentials = readCredentialHeaders(headers, env.timeoutMs);
   const configHeader = canonicalHeader(headers, 'x-gateway-config');
-  const config = configHeader === undefined ? undefined : await env.configs.resolve(configHeader);
-  return config === undefined ? { credentials } : { credentials, config };
+  if (configHeader === undefined) return { credentials };
+  return env.configs.resolve(configHeader).then((config) => ({ credentials, config }));
 }
 
 /**
- * Parses a request's headers into its context (after the front door has parsed its body).
- * Synchronous unless `x-gateway-config` is present (a stored config may be read from disk), so
- * most requests pay no promise turn for it; a bad header throws either way.
+ * Parses a request's headers into its context (after the front door has parsed its body);
+ * synchronous when `readRoutingHeaders` is.
  */
 export function readRequestContext(headers: IncomingHttpHeaders, env: RequestContextEnv): RequestContext | Promise<RequestContext> {
   const incoming = readTraceHeaders(headers, env.propagator);
-  const credentials = readCredentialHeaders(headers, env.timeoutMs);
-  const configHeader = canonicalHeader(headers, 'x-gateway-config');
-  if (configHeader === undefined) return contextOf(headers, env, incoming, credentials, undefined);
-  return env.configs.resolve(configHeader).then((config) => contextOf(headers, env, incoming, credentials, config));
+  const routing = readRoutingHeaders(headers, env);
+  return routing instanceof Promise ? routing.then((r) => contextOf(headers, env, incoming, r)) : contextOf(headers, env, incoming, routing);
 }
 
-function contextOf(
-  headers: IncomingHttpHeaders,
-  env: RequestContextEnv,
-  incoming: IncomingTrace,
-  credentials: RequestCredentials,
-  config: RoutingConfig | undefined,
-): RequestContext {
+function contextOf(headers: IncomingHttpHeaders, env: RequestContextEnv, incoming: IncomingTrace, routing: RoutingHeaders): RequestContext {
   const traceId = incoming.traceId ?? newId(16);
   const trace: RequestTrace = { traceId, spanId: '', traceFlags: incoming.parent?.traceFlags ?? TraceFlags.SAMPLED };
   if (incoming.requestedSpanId !== undefined && env.spanIds.claim(traceId, incoming.requestedSpanId)) {
@@ -96,8 +93,8 @@ function contextOf(
   if (incoming.clientSpanId !== undefined) trace.clientSpanId = incoming.clientSpanId;
   if (incoming.spanName !== undefined) trace.spanName = incoming.spanName;
 
-  const context: RequestContext = { metadata: Object.freeze(incoming.metadata), trace, credentials, portkey: usesPortkeyPrefix(headers) };
-  if (config !== undefined) context.config = config;
+  const context: RequestContext = { metadata: Object.freeze(incoming.metadata), trace, credentials: routing.credentials, portkey: usesPortkeyPrefix(headers) };
+  if (routing.config !== undefined) context.config = routing.config;
   return context;
 }
 

@@ -304,6 +304,57 @@ describe('createTelemetry spans', () => {
   });
 });
 
+describe('createTelemetry sampling: what the headers say is what is exported', () => {
+  const sampledParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const unsampledParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+  const cases: Array<{ sampler: string; arg?: string; headers: Record<string, string>; exported: boolean | undefined }> = [
+    { sampler: 'always_on', headers: {}, exported: true },
+    { sampler: 'always_off', headers: {}, exported: false },
+    { sampler: 'traceidratio', arg: '1', headers: {}, exported: true },
+    { sampler: 'traceidratio', arg: '0', headers: {}, exported: false },
+    { sampler: 'parentbased_always_on', headers: { traceparent: sampledParent, tracestate: 'vendor=abc' }, exported: true },
+    { sampler: 'parentbased_always_on', headers: { traceparent: unsampledParent, tracestate: 'vendor=abc' }, exported: false },
+    { sampler: 'parentbased_always_off', headers: {}, exported: false },
+    { sampler: 'parentbased_always_off', headers: { traceparent: sampledParent }, exported: true },
+    { sampler: 'parentbased_traceidratio', arg: '0.5', headers: {}, exported: undefined },
+  ];
+  it.each(cases)('$sampler $arg with $headers.traceparent', async ({ sampler, arg, headers, exported }) => {
+    const { telemetry, spans } = setup({ OTEL_TRACES_SAMPLER: sampler, ...(arg !== undefined ? { OTEL_TRACES_SAMPLER_ARG: arg } : {}) });
+    // A ratio samples some traces and not others: forty calls, each judged on its own.
+    const calls = exported === undefined ? 40 : 1;
+    const seen = new Set<boolean>();
+    for (let i = 0; i < calls; i++) {
+      const req = await begin(telemetry, headers);
+      const call = req.startAttempt(attempt());
+      const upstream = call.traceHeaders();
+      const response = req.responseHeaders();
+      call.end({ status: 200 });
+      req.end({ status: 200, attempts: 1 });
+      const got = (await spans()).filter((span) => span.spanContext().traceId === req.context.trace.traceId);
+      const server = got.find((span) => span.kind === SpanKind.SERVER);
+      const client = got.find((span) => span.kind === SpanKind.CLIENT);
+      const sampled = req.sampled() === true;
+      seen.add(sampled);
+      if (exported !== undefined) expect(sampled).toBe(exported);
+      const flags = sampled ? '01' : '00';
+      expect(response.traceparent).toBe(`00-${req.context.trace.traceId}-${req.context.trace.spanId}-${flags}`);
+      expect(upstream.traceparent).toMatch(new RegExp(`^00-${req.context.trace.traceId}-[0-9a-f]{16}-${flags}$`));
+      if (headers.tracestate !== undefined) expect(upstream.tracestate).toBe(headers.tracestate);
+      if (!sampled) {
+        expect(got).toStrictEqual([]);
+        continue;
+      }
+      // The ids the headers named before the spans existed are the exported spans' ids.
+      expect(server?.spanContext().spanId).toBe(req.context.trace.spanId);
+      expect(client?.spanContext().spanId).toBe(upstream.traceparent!.split('-')[2]);
+      expect(client?.parentSpanContext?.spanId).toBe(req.context.trace.spanId);
+      expect(got.map((span) => span.spanContext().traceFlags)).toStrictEqual([1, 1]);
+      expect(client?.spanContext().traceState?.serialize()).toBe(headers.tracestate);
+    }
+    if (exported === undefined) expect([...seen].sort()).toStrictEqual([false, true]);
+  });
+});
+
 describe('createTelemetry span times', () => {
   it('never shows back-to-back attempts overlapping (one monotonic clock, not whole milliseconds)', async () => {
     const { telemetry, spans } = setup();
@@ -325,7 +376,7 @@ describe('createTelemetry span times', () => {
 });
 
 describe('createTelemetry: the SDK work waits until an answer is written', () => {
-  it('hands no attribute to the SDK while a call is under way, and every one before its spans end', async () => {
+  it('makes no SDK span while a call is under way, and each with every attribute before it ends', async () => {
     const started: Span[] = [];
     const exporter = new InMemorySpanExporter();
     const recorder = new SimpleSpanProcessor(exporter);
@@ -335,8 +386,9 @@ describe('createTelemetry: the SDK work waits until an answer is written', () =>
     const call = req.startAttempt(attempt());
     call.firstChunk();
     await new Promise((resolve) => setImmediate(resolve));
-    // The call is under way (upstream asked, the first chunk relayed): nothing handed to the SDK yet.
-    expect(started.map((span) => span.attributes)).toStrictEqual([{}, {}]);
+    // The call is under way (upstream asked, the first chunk relayed): nothing handed to the SDK yet,
+    // not even the spans themselves (late-span.ts).
+    expect(started).toStrictEqual([]);
 
     // Another request, started and ended in one turn while the first is still open.
     (await begin(telemetry, {}, { ...request, model: 'gemini-2.5-pro' })).end({ status: 200, attempts: 0 });

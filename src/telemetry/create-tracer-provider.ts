@@ -9,9 +9,9 @@ import {
   ConsoleSpanExporter,
   SimpleSpanProcessor,
   type IdGenerator,
+  type Sampler,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createSampler } from './create-sampler.js';
 import type { DropReporter } from './drop-reporter.js';
 import { createOtlpSpanPipeline } from './otlp-span-pipeline.js';
 import type { OtelConfig } from './read-otel-config.js';
@@ -20,6 +20,8 @@ import { WorkerSpanProcessor } from './worker-span-processor.js';
 export interface TracerProviderOptions {
   resource: Resource;
   idGenerator: IdGenerator;
+  /** `createSampler(config.sampler)`, shared with the span kit (late-span.ts asks it up front). */
+  sampler: Sampler;
   drops: DropReporter;
   warn: (message: string) => void;
   /**
@@ -59,7 +61,7 @@ export function createTracerProvider(config: OtelConfig, options: TracerProvider
   }
   return new BasicTracerProvider({
     resource: options.resource,
-    sampler: createSampler(config.sampler),
+    sampler: options.sampler,
     spanLimits: config.spanLimits,
     idGenerator: options.idGenerator,
     spanProcessors,

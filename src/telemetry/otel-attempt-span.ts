@@ -5,7 +5,7 @@
  * Never throws from its methods.
  */
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import {
   ATTR_ERROR_TYPE,
@@ -28,6 +28,7 @@ import {
   ATTR_GATEWAY_WARNINGS,
 } from './gateway-attributes.js';
 import { getOutputContentAttributes, getResponseAttributes, getUsageAttributes } from './gen-ai-attributes.js';
+import { LateSpan } from './late-span.js';
 import { computeCostUsd, findModelPrice } from './pricing.js';
 import {
   ATTR_CLOUD_REGION,
@@ -44,33 +45,39 @@ import type { AttemptEnd, AttemptSpan, AttemptStart } from './telemetry.js';
 import { w3cHeaders } from './w3c-headers.js';
 
 /** Starts an attempt span under `parent`; `requestAttributes` are the logical call's `gen_ai.request.*`. */
-export function startOtelAttemptSpan(kit: SpanKit, parent: Span, start: AttemptStart, requestAttributes: Attributes): OtelAttemptSpan {
+export function startOtelAttemptSpan(kit: SpanKit, parent: LateSpan, start: AttemptStart, requestAttributes: Attributes): OtelAttemptSpan {
   const { address, port } = serverOf(start.baseUrl);
-  const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: start.operationName,
-    [ATTR_GEN_AI_PROVIDER_NAME]: start.providerName,
-    [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
-    [ATTR_GATEWAY_ATTEMPT_NUMBER]: start.attemptNumber,
-    [ATTR_GATEWAY_TARGET_INDEX]: start.targetIndex,
-  };
-  if (address !== undefined) attributes[ATTR_SERVER_ADDRESS] = address;
-  if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
-  if (start.resendCount > 0) attributes[ATTR_HTTP_REQUEST_RESEND_COUNT] = start.resendCount;
-  if (start.cloud !== undefined) {
-    if (start.cloud.projectId !== undefined) attributes[ATTR_GCP_PROJECT_ID] = start.cloud.projectId;
-    if (start.cloud.region !== undefined) attributes[ATTR_CLOUD_REGION] = start.cloud.region;
-  }
-  if (start.probe === true) attributes[ATTR_GATEWAY_BREAKER_PROBE] = true;
-  const span = kit.tracer.startSpan(
-    `${start.operationName} ${start.model}`,
-    { kind: SpanKind.CLIENT, startTime: hrTime() },
-    trace.setSpan(ROOT_CONTEXT, parent),
-  );
-  if (span.isRecording()) {
+  // Made off the request path, with the decision taken now (late-span.ts); its id is chosen here,
+  // so the `traceparent` sent upstream names it before it exists.
+  const span = new LateSpan(kit, {
+    name: `${start.operationName} ${start.model}`,
+    kind: SpanKind.CLIENT,
+    parent: trace.setSpanContext(ROOT_CONTEXT, parent.context),
+    traceId: parent.context.traceId,
+    spanId: kit.ids.generateSpanId(),
+    links: [],
+    startTime: hrTime(),
+  });
+  if (span.recording) {
+    const attributes: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: start.operationName,
+      [ATTR_GEN_AI_PROVIDER_NAME]: start.providerName,
+      [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
+      [ATTR_GATEWAY_ATTEMPT_NUMBER]: start.attemptNumber,
+      [ATTR_GATEWAY_TARGET_INDEX]: start.targetIndex,
+    };
+    if (address !== undefined) attributes[ATTR_SERVER_ADDRESS] = address;
+    if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
+    if (start.resendCount > 0) attributes[ATTR_HTTP_REQUEST_RESEND_COUNT] = start.resendCount;
+    if (start.cloud !== undefined) {
+      if (start.cloud.projectId !== undefined) attributes[ATTR_GCP_PROJECT_ID] = start.cloud.projectId;
+      if (start.cloud.region !== undefined) attributes[ATTR_CLOUD_REGION] = start.cloud.region;
+    }
+    if (start.probe === true) attributes[ATTR_GATEWAY_BREAKER_PROBE] = true;
     // After start and off the request path, as the request span does (otel-request-span.ts).
     kit.offPath.defer(() => {
-      span.setAttributes(attributes);
-      span.setAttributes(requestAttributes);
+      span.sdk?.setAttributes(attributes);
+      span.sdk?.setAttributes(requestAttributes);
     });
   }
   return new OtelAttemptSpan(kit, span, start, address, port);
@@ -84,7 +91,7 @@ export class OtelAttemptSpan implements AttemptSpan {
 
   constructor(
     private readonly kit: SpanKit,
-    private readonly span: Span,
+    private readonly span: LateSpan,
     private readonly start: AttemptStart,
     private readonly address: string | undefined,
     private readonly port: number | undefined,
@@ -94,7 +101,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     if (!this.kit.propagateUpstream) return {};
     try {
       // Decision 5: traceparent and tracestate only; baggage may carry user data.
-      return w3cHeaders(this.span);
+      return w3cHeaders(trace.wrapSpanContext(this.span.context));
     } catch {
       return {};
     }
@@ -106,7 +113,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     const seconds = (this.#firstChunkAt - this.#startedAt) / 1000;
     // Recorded after the chunk is relayed: the client is waiting for it.
     this.kit.offPath.defer(() => {
-      this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
+      this.span.sdk?.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, seconds);
       this.kit.instruments.timeToFirstChunk.record(seconds, this.metricAttributes(undefined, undefined));
     });
   }
@@ -115,7 +122,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     if (this.#ended) return;
     const seconds = queuedMs / 1000;
     this.kit.offPath.defer(() => {
-      this.span.setAttribute(ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION, seconds);
+      this.span.sdk?.setAttribute(ATTR_GATEWAY_UPSTREAM_QUEUE_DURATION, seconds);
       this.kit.instruments.upstreamQueue.record(seconds, { [ATTR_GEN_AI_PROVIDER_NAME]: this.start.providerName });
     });
   }
@@ -135,10 +142,10 @@ export class OtelAttemptSpan implements AttemptSpan {
   }
 
   private finish(result: AttemptEnd, endTime: HrTime, seconds: number): void {
-    const span = this.span;
+    const span = this.span.sdk;
     const failed = result.error !== undefined;
     const errorType = failed ? errorTypeOf(result.error, result.status) : undefined;
-    if (span.isRecording()) {
+    if (span !== undefined) {
       if (result.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
       if (result.outcome !== undefined) {
         span.setAttributes(getResponseAttributes(result.outcome));
@@ -158,9 +165,9 @@ export class OtelAttemptSpan implements AttemptSpan {
         if (capture === 'span' || capture === 'span_and_event') span.setAttributes(content);
         if (capture === 'event' || capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content);
       }
+      if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+      span.end(endTime);
     }
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
-    span.end(endTime);
     const attrs = this.metricAttributes(result.outcome?.responseModel, errorType);
     this.kit.instruments.operationDuration.record(seconds, attrs);
     if (result.retryBudgetExhausted === true) this.kit.instruments.retryBudgetRefusals.add(1, this.metricAttributes(undefined, undefined));

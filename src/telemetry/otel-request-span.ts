@@ -5,7 +5,7 @@
  * children. Also records `gen_ai.server.request.duration`. Never throws from its methods.
  */
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type HrTime, type Link, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type HrTime, type Link } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import {
   ATTR_ERROR_TYPE,
@@ -28,6 +28,7 @@ import {
 } from './gateway-attributes.js';
 import { getInputContentAttributes, getRequestAttributes, getResponseAttributes } from './gen-ai-attributes.js';
 import { noopTelemetry } from './noop-telemetry.js';
+import { LateSpan } from './late-span.js';
 import { startOtelAttemptSpan, type OtelAttemptSpan } from './otel-attempt-span.js';
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL } from './semconv-incubating.js';
 import type { SpanKit } from './span-kit.js';
@@ -39,38 +40,33 @@ import type { AttemptSpan, AttemptStart, RequestEnd, RequestSpan, RequestStart, 
 // (whole milliseconds), so back-to-back attempts could appear to overlap by up to 1 ms in Jaeger.
 export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): RequestSpan {
   const { trace: ids, metadata } = start.context;
-  const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: start.operation,
-    [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
-    [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-    [ATTR_HTTP_ROUTE]: start.route,
-  };
-  if (ids.clientTraceId !== undefined) attributes[ATTR_GATEWAY_TRACE_ID] = ids.clientTraceId;
-  if (ids.clientSpanId !== undefined) attributes[ATTR_GATEWAY_SPAN_ID] = ids.clientSpanId;
-
+  const startTime = hrTime();
   // The ids are the request context's (Decision 1 is applied there); the SDK is handed them.
   const links: Link[] = [];
   if (ids.reusedSpanId !== undefined) {
     links.push({ context: { traceId: ids.traceId, spanId: ids.reusedSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } });
   }
-  const parentContext = ids.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, ids.parent) : ROOT_CONTEXT;
-  if (ids.parent === undefined) kit.ids.nextTraceId = ids.traceId;
-  kit.ids.nextSpanId = ids.spanId;
-  const startTime = hrTime();
-  let span: Span;
-  try {
-    span = kit.tracer.startSpan(
-      ids.spanName ?? (start.model !== '' ? `${start.operation} ${start.model}` : start.operation),
-      { kind: SpanKind.SERVER, links, startTime },
-      parentContext,
-    );
-  } finally {
-    kit.ids.nextTraceId = undefined;
-    kit.ids.nextSpanId = undefined;
-  }
+  // Made off the request path, with the decision taken now (late-span.ts).
+  const span = new LateSpan(kit, {
+    name: ids.spanName ?? (start.model !== '' ? `${start.operation} ${start.model}` : start.operation),
+    kind: SpanKind.SERVER,
+    parent: ids.parent !== undefined ? trace.setSpanContext(ROOT_CONTEXT, ids.parent) : ROOT_CONTEXT,
+    traceId: ids.traceId,
+    spanId: ids.spanId,
+    links,
+    startTime,
+  });
   let requestAttributes: Attributes = {};
-  if (span.isRecording()) {
+  if (span.recording) {
     if (start.chat !== undefined) requestAttributes = getRequestAttributes(start.chat);
+    const attributes: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: start.operation,
+      [ATTR_GEN_AI_REQUEST_MODEL]: start.model,
+      [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+      [ATTR_HTTP_ROUTE]: start.route,
+    };
+    if (ids.clientTraceId !== undefined) attributes[ATTR_GATEWAY_TRACE_ID] = ids.clientTraceId;
+    if (ids.clientSpanId !== undefined) attributes[ATTR_GATEWAY_SPAN_ID] = ids.clientSpanId;
     // Built now, from the request as it arrived; handed to the SDK off the request path (off-path.ts):
     // each `setAttributes` sanitises every value, work the upstream request need not wait for.
     // Set after start, not passed to `startSpan`: the SDK sanitises start attributes twice (copying
@@ -85,14 +81,16 @@ export function startOtelRequestSpan(kit: SpanKit, start: RequestStart): Request
       );
     }
     kit.offPath.defer(() => {
-      span.setAttributes(attributes);
-      span.setAttributes(requestAttributes);
-      if (extra !== undefined) span.setAttributes(extra);
+      const sdk = span.sdk;
+      if (sdk === undefined) return;
+      sdk.setAttributes(attributes);
+      sdk.setAttributes(requestAttributes);
+      if (extra !== undefined) sdk.setAttributes(extra);
       // The request context froze `metadata`: read later, it is what arrived.
-      for (const [key, value] of Object.entries(metadata)) span.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
+      for (const [key, value] of Object.entries(metadata)) sdk.setAttribute(`${METADATA_ATTRIBUTE_PREFIX}${key}`, value);
       if (content === undefined) return;
-      if (kit.capture === 'span' || kit.capture === 'span_and_event') span.setAttributes(content);
-      if (kit.capture === 'event' || kit.capture === 'span_and_event') span.addEvent('gen_ai.client.inference.operation.details', content, startTime);
+      if (kit.capture === 'span' || kit.capture === 'span_and_event') sdk.setAttributes(content);
+      if (kit.capture === 'event' || kit.capture === 'span_and_event') sdk.addEvent('gen_ai.client.inference.operation.details', content, startTime);
     });
   }
   return new OtelRequestSpan(kit, span, start.operation, start.model, requestAttributes);
@@ -105,19 +103,15 @@ class OtelRequestSpan implements RequestSpan {
 
   constructor(
     private readonly kit: SpanKit,
-    private readonly span: Span,
+    private readonly span: LateSpan,
     private readonly operation: string,
     private readonly model: string,
     /** `gen_ai.request.*` of the logical call, repeated on each attempt (the semconv inference span). */
     private readonly requestAttributes: Attributes,
   ) {}
 
-  sampled(): boolean | undefined {
-    try {
-      return (this.span.spanContext().traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
-    } catch {
-      return undefined;
-    }
+  sampled(): boolean {
+    return (this.span.context.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
   }
 
   startAttempt(start: AttemptStart): AttemptSpan {
@@ -139,8 +133,9 @@ class OtelRequestSpan implements RequestSpan {
       const at = hrTime();
       this.kit.offPath.defer(() => {
         // An event, not an attempt span: nothing was sent (DESIGN Decision 20).
-        if (this.span.isRecording()) {
-          this.span.addEvent(
+        const sdk = this.span.sdk;
+        if (sdk !== undefined) {
+          sdk.addEvent(
             EVENT_TARGET_SKIPPED,
             Object.assign({}, attrs, { [ATTR_GATEWAY_TARGET_INDEX]: skip.targetIndex, [ATTR_GATEWAY_SKIP_RETRY_IN_MS]: skip.retryInMs }),
             at,
@@ -170,20 +165,20 @@ class OtelRequestSpan implements RequestSpan {
 
   private finish(result: RequestEnd, endTime: HrTime, seconds: number): void {
     const errorType = errorTypeOf(result.error, result.status);
-    const span = this.span;
-    if (span.isRecording()) {
+    const span = this.span.sdk;
+    if (span !== undefined) {
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.status);
       span.setAttribute(ATTR_GATEWAY_ATTEMPTS, result.attempts);
       if (result.finalTarget !== undefined) span.setAttribute(ATTR_GATEWAY_TARGET_INDEX, result.finalTarget);
       if (result.skippedTargets !== undefined) span.setAttribute(ATTR_GATEWAY_TARGETS_SKIPPED, result.skippedTargets);
       if (result.outcome !== undefined) span.setAttributes(getResponseAttributes(result.outcome));
       if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      // Decision 4: a 4xx is the client's doing (status unset); a 5xx or an abort is an error.
+      if (result.error instanceof ClientAbortError || result.status >= 500) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
+      }
+      span.end(endTime);
     }
-    // Decision 4: a 4xx is the client's doing (status unset); a 5xx or an abort is an error.
-    if (result.error instanceof ClientAbortError || result.status >= 500) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: statusMessageOf(result.error, result.status) });
-    }
-    span.end(endTime);
     const attrs: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: this.operation,
       [ATTR_GEN_AI_REQUEST_MODEL]: this.model,

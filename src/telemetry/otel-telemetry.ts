@@ -13,6 +13,7 @@ import { ChosenIdGenerator } from './chosen-id-generator.js';
 import { createMetrics } from './create-metrics.js';
 import { createTracerProvider } from './create-tracer-provider.js';
 import { DropReporter } from './drop-reporter.js';
+import { createSampler } from './create-sampler.js';
 import { emitSpan } from './emit-span.js';
 import { feedbackToSpan } from './feedback-span.js';
 import { logToSpan } from './log-span.js';
@@ -69,9 +70,11 @@ export class OtelTelemetry implements SidegateTelemetry {
     this.#drops = new DropReporter(metrics.instruments.droppedSpans, deps.warn);
 
     const ids = new ChosenIdGenerator();
+    const sampler = createSampler(config.sampler);
     this.#provider = createTracerProvider(config, {
       resource,
       idGenerator: ids,
+      sampler,
       drops: this.#drops,
       warn: deps.warn,
       exportWorkerUrl: readOtlpWorker(deps.env) ? (deps.exportWorkerUrl ?? SPAN_EXPORT_WORKER_URL) : undefined,
@@ -79,6 +82,7 @@ export class OtelTelemetry implements SidegateTelemetry {
     });
     this.#kit = {
       tracer: this.#provider.getTracer('sidegate', deps.serviceVersion),
+      sampler,
       ids,
       registry: deps.registry,
       instruments: metrics.instruments,

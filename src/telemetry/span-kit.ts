@@ -1,4 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
+import type { Sampler } from '@opentelemetry/sdk-trace-base';
 import type { ChosenIdGenerator } from './chosen-id-generator.js';
 import type { Instruments } from './create-metrics.js';
 import type { OffPath } from './off-path.js';
@@ -9,6 +10,8 @@ import type { SpanIdRegistry } from './span-id-registry.js';
 /** What the request and attempt spans share, built once by `OtelTelemetry`; read-only on the request path. */
 export interface SpanKit {
   tracer: Tracer;
+  /** The tracer's own sampler, asked up front for the sampled flag of spans made later (late-span.ts). */
+  sampler: Sampler;
   ids: ChosenIdGenerator;
   /** Span ids logs name (Decision 1), the same registry the request context claims requests' ids in. */
   registry: SpanIdRegistry;

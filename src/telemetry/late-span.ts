@@ -4,11 +4,14 @@
  *
  * Why: `tracer.startSpan` builds the SDK's span (its sampler call, id slots, limits, the span
  * object and the processors' `onStart`) and nothing of it is needed before the answer: the ids
- * are the request context's (or chosen here), the times are passed explicitly, and the
- * `traceparent` headers need only the ids and the sampled flag. Made in place, the two spans of a
- * call stood between the client's request and the upstream call, and so in every request's
- * latency and every stream's first byte (about 40 µs of the 120 that tracing added to a stream's
- * first byte with the process idle between streams, `bench/first-byte.mjs`).
+ * are the request context's (or chosen as the attempt starts), the times are passed explicitly,
+ * and the `traceparent` headers need only the ids and the sampled flag. Made in place, the two
+ * spans of a call stood between the client's request and the upstream call, and so in every
+ * request's latency and every stream's first byte: their starts were about 40 µs of the 120 that
+ * tracing added to a stream's first byte with the process idle between streams. Made here, the
+ * request span's start takes about 10 µs of its 26; the attempt's did not move, its id and parent
+ * context being its cost rather than the SDK's span (docs/performance.md, issue 25's twenty-third
+ * round).
  *
  * The decision: the tracer's own sampler is asked now, with what the SDK passes it at start (the
  * parent context, the trace id, the name, the kind, no attributes, the links), and the SDK asks it

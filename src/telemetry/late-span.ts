@@ -19,7 +19,7 @@
  * context and the trace id alone, so both answers are the same, and what the headers said is what
  * is exported. A span the sampler does not record is never made: there is nothing to export.
  */
-import { SamplingDecision, TraceFlags, isSpanContextValid, trace, type Context, type Link, type Span, type SpanContext, type SpanKind, type TimeInput } from '@opentelemetry/api';
+import { SamplingDecision, TraceFlags, trace, type Context, type Link, type Span, type SpanContext, type SpanKind, type TimeInput } from '@opentelemetry/api';
 import type { SpanKit } from './span-kit.js';
 
 export interface LateSpanStart {
@@ -43,9 +43,8 @@ export class LateSpan {
   #span: Span | undefined;
 
   constructor(kit: Pick<SpanKit, 'tracer' | 'ids' | 'sampler' | 'offPath'>, start: LateSpanStart) {
-    // As the SDK reads it: a parent with invalid ids starts a new trace.
-    const parent = trace.getSpanContext(start.parent);
-    const parentContext = parent !== undefined && isSpanContextValid(parent) ? parent : undefined;
+    // The parent is the request context's (validated by the propagator) or a span of ours.
+    const parentContext = trace.getSpanContext(start.parent);
     const result = kit.sampler.shouldSample(start.parent, start.traceId, start.name, start.kind, {}, start.links);
     this.context = {
       traceId: start.traceId,
@@ -58,9 +57,9 @@ export class LateSpan {
     this.recording = result.decision !== SamplingDecision.NOT_RECORD;
     if (!this.recording) return;
     kit.offPath.defer(() => {
-      // The ids through the tracer's one-shot slots (chosen-id-generator.ts); a child takes its
-      // trace id from the parent context, so the trace slot is set for a root span only.
-      if (parentContext === undefined) kit.ids.nextTraceId = start.traceId;
+      // The ids through the tracer's one-shot slots (chosen-id-generator.ts); the SDK asks for a
+      // trace id only for a root span (a child takes its parent's), and both slots are cleared after.
+      kit.ids.nextTraceId = start.traceId;
       kit.ids.nextSpanId = start.spanId;
       try {
         this.#span = kit.tracer.startSpan(start.name, { kind: start.kind, links: start.links, startTime: start.startTime }, start.parent);

@@ -4,21 +4,14 @@
  * `traceparent` names the gateway's request span. Both come from the request context, so they
  * are the same with telemetry on or off; only the sampled flag is the tracer's when it ran.
  */
-import { ROOT_CONTEXT, TraceFlags, defaultTextMapSetter, trace } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { TraceFlags } from '@opentelemetry/api';
 import type { RequestTrace } from '../telemetry/telemetry.js';
-
-const propagator = new W3CTraceContextPropagator();
+import { w3cHeaders } from '../telemetry/w3c-headers.js';
 
 export function responseTraceHeaders(ids: RequestTrace, sampled: boolean | undefined): Record<string, string> {
-  const carrier: Record<string, string> = {};
   const traceFlags = sampled === undefined ? ids.traceFlags : sampled ? TraceFlags.SAMPLED : TraceFlags.NONE;
-  propagator.inject(
-    trace.setSpanContext(ROOT_CONTEXT, { traceId: ids.traceId, spanId: ids.spanId, traceFlags, isRemote: false }),
-    carrier,
-    defaultTextMapSetter,
-  );
+  const { traceparent } = w3cHeaders({ traceId: ids.traceId, spanId: ids.spanId, traceFlags, isRemote: false });
   const out: Record<string, string> = { 'x-gateway-trace-id': ids.clientTraceId ?? ids.traceId };
-  if (carrier.traceparent !== undefined) out.traceparent = carrier.traceparent;
+  if (traceparent !== undefined) out.traceparent = traceparent;
   return out;
 }

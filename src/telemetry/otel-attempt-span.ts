@@ -101,7 +101,7 @@ export class OtelAttemptSpan implements AttemptSpan {
     if (!this.kit.propagateUpstream) return {};
     try {
       // Decision 5: traceparent and tracestate only; baggage may carry user data.
-      return w3cHeaders(trace.wrapSpanContext(this.span.context));
+      return w3cHeaders(this.span.context);
     } catch {
       return {};
     }

@@ -1,12 +1,11 @@
-import { ROOT_CONTEXT, defaultTextMapSetter, trace, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, defaultTextMapSetter, trace, type SpanContext } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 const injector = new W3CTraceContextPropagator();
 
-/** `traceparent` (and `tracestate`) of a span, through OTel's own propagator. */
-export function w3cHeaders(span: Span, only?: 'traceparent'): Record<string, string> {
+/** `traceparent` (and `tracestate`, when the context has one) naming `context`, through OTel's own propagator. */
+export function w3cHeaders(context: SpanContext): Record<string, string> {
   const carrier: Record<string, string> = {};
-  injector.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
-  if (only === 'traceparent') return carrier.traceparent === undefined ? {} : { traceparent: carrier.traceparent };
+  injector.inject(trace.setSpanContext(ROOT_CONTEXT, context), carrier, defaultTextMapSetter);
   return carrier;
 }

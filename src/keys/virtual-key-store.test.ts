@@ -125,6 +125,35 @@ describe('writable store', () => {
     expect((await open()).list().map((k) => k.slug)).toStrictEqual(['a', 'b', 'c', 'd']);
   });
 
+
+  it('a reload that read the file before an add lands does not take the new key back', async () => {
+    // The file watcher's reload can read the store, then return only after an admin add has
+    // been answered; the add's key must stay usable (CI once saw a 401 for a key just added).
+    // gem is written by another store first, so this one's watcher has seen no change yet and
+    // the held read below is the explicit reload's, not a watcher reload's or the add's.
+    const writer = await open();
+    await writer.add({ slug: 'gem', provider: 'google', api_key: GOOGLE_KEY });
+    writer.close();
+    let holdNextRead = false;
+    let release = () => {};
+    const store = await open({
+      readFile: async (path) => {
+        const raw = await readFile(path, 'utf8');
+        if (!holdNextRead) return raw;
+        holdNextRead = false;
+        await new Promise<void>((resolve) => (release = resolve));
+        return raw;
+      },
+    });
+    holdNextRead = true;
+    const reloading = store.reload(); // reads the store holding only gem, and is held
+    await store.add({ slug: 'oai', provider: 'openai', api_key: OPENAI_KEY });
+    expect(store.get('oai')?.apiKey).toBe(OPENAI_KEY);
+    release();
+    await reloading;
+    expect(store.list().map((k) => k.slug)).toStrictEqual(['gem', 'oai']);
+    expect(store.get('oai')?.apiKey).toBe(OPENAI_KEY);
+  });
   const invalid: Array<{ name: string; input: unknown; param: string | null }> = [
     { name: 'bad slug', input: { slug: '../x', provider: 'google', api_key: GOOGLE_KEY }, param: 'slug' },
     { name: 'unknown provider', input: { slug: 'x', provider: 'azure', api_key: GOOGLE_KEY }, param: 'provider' },

@@ -96,6 +96,8 @@ export interface VirtualKeyStoreSettings {
   onReload?: (result: { ok: true } | { ok: false; error: string }) => void;
   /** Injected for crash tests. */
   writeFileAtomic?: typeof writeFileAtomic;
+  /** Injected for race tests (a read that returns late). */
+  readFile?: (path: string) => Promise<string>;
 }
 
 export const STORE_FILE = 'virtual-keys.enc';
@@ -153,10 +155,14 @@ async function openStore(
 ): Promise<VirtualKeyStore> {
   let keys = new Map<string, StoredKey>();
   let lastRaw: string | undefined;
+  // Bumped by every write, so a reload that read the file before the write lands cannot put the
+  // older keys back (an add answered 201 must be usable by the very next request).
+  let writes = 0;
+  const read = settings.readFile ?? ((path: string) => readFile(path, 'utf8'));
 
   const readRaw = async (): Promise<string | undefined> => {
     try {
-      return await readFile(source.file, 'utf8');
+      return await read(source.file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !source.readOnly) return undefined;
       throw new VirtualKeyStoreError(`cannot read ${source.file}: ${(err as Error).message}`);
@@ -181,11 +187,13 @@ async function openStore(
   let lastBadRaw: string | undefined;
   // A change may land after the running reload read the file: oneRunAtATime reads once more.
   const reload = oneRunAtATime(async () => {
+    const writesBefore = writes;
     try {
       const raw = await readRaw();
-      if (raw === lastRaw || raw === lastBadRaw) return;
+      if (writes !== writesBefore || raw === lastRaw || raw === lastBadRaw) return;
       try {
         const list = raw === undefined ? [] : await source.load(raw);
+        if (writes !== writesBefore) return;
         keys = toMap(list);
         lastRaw = raw;
         lastBadRaw = undefined;
@@ -218,6 +226,7 @@ async function openStore(
       const list = [...current.values()];
       await source.save(list);
       keys = current;
+      writes++;
       lastRaw = await readRaw();
       return result;
     });

@@ -102,6 +102,11 @@ export interface AnswerLimits {
   budget?: InflightBudget;
 }
 
+/** A provider's answer limits from its options: 32 MiB unless `maxAnswerBytes` says otherwise. */
+export function answerLimitsFrom(options: { maxAnswerBytes?: number | undefined; budget?: InflightBudget | undefined }): AnswerLimits {
+  return { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
+}
+
 /**
  * Reads a whole non-streamed answer (or error body), refusing it past its cap before holding
  * more: a 502 `answer_too_large` that says which setting to raise. The bytes count in the

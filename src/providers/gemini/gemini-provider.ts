@@ -14,7 +14,7 @@
  * Safe to rerun: every call translates from the original request; the only shared state is the
  * dispatcher and a bounded cache of file MIME types.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
+import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { asAbortSignal, type ClientSignal } from '../../client-signal.js';
 import { ClientAbortError, GatewayError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
@@ -31,7 +31,7 @@ import type {
   Target,
 } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { getJsonPages, postJson, readAnswer, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
+import { getJsonPages, postJson, readAnswer, readErrorText, readJsonAnswer, answerLimitsFrom } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
@@ -183,15 +183,8 @@ function trimBase(baseUrl: string): string {
 
 export function createGeminiProvider(options: GeminiProviderOptions = {}): GeminiProvider {
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? new Agent({
-      keepAliveTimeout: 30_000,
-      connections: options.maxConnections ?? 4096,
-      // Our attempt timer is the header clock; the body clock is the gateway's setting, not
-      // undici's 300 s defaults (which answered 502 before the documented 504).
-      headersTimeout: 0,
-      bodyTimeout: options.bodyIdleTimeoutMs ?? 600_000,
-    });
-  const answerLimits: AnswerLimits = { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
+  const dispatcher = options.dispatcher ?? createUpstreamAgent(options);
+  const answerLimits = answerLimitsFrom(options);
   const send = options.request ?? undiciRequest;
   const idPrefix = options.idPrefix ?? 'call';
   const cacheSize = options.fileCacheSize ?? 1000;

@@ -11,12 +11,12 @@
  * a client abort → `ClientAbortError` and the upstream call is aborted. The key goes only in
  * `Authorization`, only to `target.baseUrl`.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
+import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readAnswer, readErrorText, type AnswerLimits } from '../post-json.js';
+import { postJson, readAnswer, readErrorText, answerLimitsFrom } from '../post-json.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { parseOpenAIError } from './openai-errors.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
@@ -56,15 +56,8 @@ const header = (v: string | string[] | undefined): string | undefined => (Array.
 
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? new Agent({
-      keepAliveTimeout: 30_000,
-      connections: options.maxConnections ?? 4096,
-      // Our attempt timer is the header clock; the body clock is the gateway's setting, not
-      // undici's 300 s defaults (which answered 502 before the documented 504).
-      headersTimeout: 0,
-      bodyTimeout: options.bodyIdleTimeoutMs ?? 600_000,
-    });
-  const answerLimits: AnswerLimits = { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
+  const dispatcher = options.dispatcher ?? createUpstreamAgent(options);
+  const answerLimits = answerLimitsFrom(options);
   const send = options.request ?? undiciRequest;
 
   async function open(call: ProviderCall, stream: boolean) {

@@ -21,7 +21,7 @@ import { createGeminiProvider, type GeminiProviderOptions } from '../gemini/gemi
 import { createGoogleCredentials, GoogleCredentialError, isGoogleApiHost, type GoogleCredentials } from '../google-auth/google-credentials.js';
 import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import type { EmbedCall, EmbedResult, Provider, ProviderCall, ProviderModel, Target } from '../provider.js';
-import { getJsonPages, postJson, readErrorText, readJsonAnswer, type AnswerLimits } from '../post-json.js';
+import { getJsonPages, postJson, readErrorText, readJsonAnswer, answerLimitsFrom } from '../post-json.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { describeCredentialSource, vertexCredentialSource, type VertexCredentialSource } from './vertex-credential.js';
 import { convertVertexEmbedRequest, predictAnswerAsBatch } from './vertex-embeddings.js';
@@ -70,7 +70,7 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createUpstreamAgent(options);
   const send = options.request ?? undiciRequest;
-  const answerLimits: AnswerLimits = { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
+  const answerLimits = answerLimitsFrom(options);
   const credentials =
     options.credentials ??
     createGoogleCredentials({

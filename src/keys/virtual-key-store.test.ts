@@ -138,10 +138,11 @@ describe('writable store', () => {
     let release = () => {};
     const store = await open({
       readFile: async (path) => {
-        const raw = await readFile(path, 'utf8');
-        if (!holdNextRead) return raw;
+        // Claimed before the first await, so the held read is the one asked for first.
+        const hold = holdNextRead;
         holdNextRead = false;
-        await new Promise<void>((resolve) => (release = resolve));
+        const raw = await readFile(path, 'utf8');
+        if (hold) await new Promise<void>((resolve) => (release = resolve));
         return raw;
       },
     });

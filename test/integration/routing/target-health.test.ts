@@ -37,6 +37,12 @@ const failure = (p: Promise<unknown>) =>
     (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
   );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The probe tests' cooldown is 1 s, spread ±20 %: long enough that the call after a failure lands
+ * inside it even on a stalled CI machine (200 ms, spread to as little as 160, left little room),
+ * and this wait is past its longest spread.
+ */
+const COOLDOWN_PASSED_MS = 1_300;
 
 /** A (Gemini, its own key) falling back to B (OpenAI-compatible). */
 const aThenB = (name: string, breaker: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -144,11 +150,11 @@ describe('fail fast', () => {
 
 describe('the probe', () => {
   it('after the cooldown one request goes to A as the probe; its success closes the breaker', async () => {
-    const headers = aThenB('probe', { failure_threshold: 1, cooldown_ms: 200, max_cooldown_ms: 200 });
+    const headers = aThenB('probe', { failure_threshold: 1, cooldown_ms: 1_000, max_cooldown_ms: 1_000 });
     h.emulator.enqueue(overloaded);
     await ask(headers);
     expect((await ask(headers)).response.headers.get('x-gateway-skipped-targets')).toBe('1');
-    await sleep(300);
+    await sleep(COOLDOWN_PASSED_MS);
     h.reset();
 
     h.emulator.enqueue({ status: 200, body: geminiText('A is back') });
@@ -167,10 +173,10 @@ describe('the probe', () => {
   });
 
   it('a failed probe: the attempt span is marked, B answers, A is skipped again', async () => {
-    const headers = aThenB('probe-fails', { failure_threshold: 1, cooldown_ms: 200, max_cooldown_ms: 60_000 });
+    const headers = aThenB('probe-fails', { failure_threshold: 1, cooldown_ms: 1_000, max_cooldown_ms: 60_000 });
     h.emulator.enqueue(overloaded);
     await ask(headers);
-    await sleep(300);
+    await sleep(COOLDOWN_PASSED_MS);
     h.emulator.enqueue(overloaded);
     const { response } = await ask(headers);
     expect(
@@ -179,7 +185,7 @@ describe('the probe', () => {
       ['config.targets[0]', true, '503'],
       ['config.targets[1]', undefined, undefined],
     ]);
-    // The next cooldown is twice as long (about 400 ms): still skipped now.
+    // The next cooldown is twice as long (1.6–2.4 s): still skipped now.
     expect((await ask(headers)).response.headers.get('x-gateway-skipped-targets')).toBe('1');
   });
 });

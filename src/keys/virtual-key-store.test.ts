@@ -119,6 +119,25 @@ describe('writable store', () => {
     expect((await open()).list().map((k) => k.slug)).toStrictEqual(['gem', 'oai']);
   });
 
+  it('a change another process makes right after an add is still seen', async () => {
+    const cli = await open();
+    let cliAddsAfterWrite = true;
+    const server = await open({
+      writeFileAtomic: async (path, data, options) => {
+        const { writeFileAtomic } = await import('./write-file-atomic.js');
+        await writeFileAtomic(path, data, options);
+        if (cliAddsAfterWrite) {
+          cliAddsAfterWrite = false;
+          await cli.add({ slug: 'oai', provider: 'openai', api_key: OPENAI_KEY }); // before the add returns
+        }
+      },
+    });
+    await server.add({ slug: 'gem', provider: 'google', api_key: GOOGLE_KEY });
+    await server.reload(); // what the CLI's write makes the watcher (or the poll) do
+    expect(server.list().map((k) => k.slug)).toStrictEqual(['gem', 'oai']);
+    expect(server.get('oai')?.apiKey).toBe(OPENAI_KEY);
+  });
+
   it('serializes concurrent adds', async () => {
     const store = await open();
     await Promise.all(['a', 'b', 'c', 'd'].map((slug) => store.add({ slug, provider: 'google', api_key: GOOGLE_KEY })));

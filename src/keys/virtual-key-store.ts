@@ -135,7 +135,11 @@ export async function virtualKeyStoreFromSettings(settings: VirtualKeyStoreSetti
     readOnly: false,
     file,
     load: async (raw) => decryptStore(raw, await key()),
-    save: async (keys) => write(file, encryptStore(keys, await key()), { mode: 0o600 }),
+    async save(keys) {
+      const raw = encryptStore(keys, await key());
+      await write(file, raw, { mode: 0o600 });
+      return raw;
+    },
   };
   return openStore(source, settings, log);
 }
@@ -145,7 +149,8 @@ interface KeySource {
   file: string;
   /** Parses raw file contents; throws with a message safe to log (never a key). */
   load(raw: string): Promise<StoredKey[]>;
-  save?(keys: StoredKey[]): Promise<void>;
+  /** Writes the keys; resolves to the file's contents as written. */
+  save?(keys: StoredKey[]): Promise<string>;
 }
 
 async function openStore(
@@ -224,10 +229,11 @@ async function openStore(
       const current = toMap((await loadFromDisk()).list);
       const result = change(current);
       const list = [...current.values()];
-      await source.save(list);
+      // What was written, not a read of the file after it: a change another process (the CLI)
+      // makes right after this write must still look new to the reload its event starts.
+      lastRaw = await source.save(list);
       keys = current;
       writes++;
-      lastRaw = await readRaw();
       return result;
     });
     queue = run.catch(() => {});

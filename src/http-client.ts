@@ -58,7 +58,8 @@ export type { Dispatcher };
 /**
  * The keep-alive pool of one provider: connections per origin as large as the client-side cap,
  * no header timeout (the attempt timer is the header clock, DESIGN Decision 6) and the gateway's
- * body idle timeout instead of undici's 300 s default.
+ * body idle timeout instead of undici's 300 s defaults (which answered 502 before the documented
+ * 504).
  */
 export function createUpstreamAgent(options: { maxConnections?: number | undefined; bodyIdleTimeoutMs?: number | undefined }): UndiciAgent {
   return new Agent({

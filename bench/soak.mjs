@@ -30,7 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newPool } from './load.mjs';
-import { ask, MODEL, mb, round, sidegateHeaders, start, startSidegate } from './processes.mjs';
+import { ask, cpuMs, MODEL, mb, round, sidegateHeaders, start, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const num = (name, fallback) => {
@@ -106,11 +106,19 @@ const gateway = await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT:
 const samples = [];
 const statuses = {};
 const unexpected = {};
+// The gateway's CPU over each tenth (read before its full GC), per request: a structure that grows
+// with what clients send slows the requests that touch it long before memory shows it.
+let cpuBefore = 0;
+let doneBefore = 0;
 const sample = async (done) => {
+  const cpu = cpuMs(gateway.pid);
+  const cpuPerRequestUs = done > doneBefore ? round(((cpu - cpuBefore) * 1000) / (done - doneBefore), 1) : undefined;
   const m = await ask(gateway.child, 'mem', { gc: true });
-  const row = { requests: done, heap_used_mb: mb(m.heapUsed), rss_mb: mb(m.rss), external_mb: mb(m.external) };
+  const row = { requests: done, heap_used_mb: mb(m.heapUsed), rss_mb: mb(m.rss), external_mb: mb(m.external), ...(cpuPerRequestUs !== undefined ? { cpu_per_request_us: cpuPerRequestUs } : {}) };
   samples.push(row);
-  console.log(`${String(done).padStart(9)} requests: heap ${row.heap_used_mb} MB, RSS ${row.rss_mb} MB, external ${row.external_mb} MB`);
+  cpuBefore = cpuMs(gateway.pid);
+  doneBefore = done;
+  console.log(`${String(done).padStart(9)} requests: heap ${row.heap_used_mb} MB, RSS ${row.rss_mb} MB, external ${row.external_mb} MB${cpuPerRequestUs !== undefined ? `, CPU ${cpuPerRequestUs} µs per request over the tenth` : ''}`);
 };
 
 const startedAt = performance.now();
@@ -147,6 +155,8 @@ let dropped = 0;
 for (const line of metricsText.split('\n')) if (line.startsWith('sidegate_telemetry_spans_dropped_total')) dropped += Number(line.slice(line.lastIndexOf(' ') + 1));
 for (const p of [gateway, emulator, sink]) p.child.kill('SIGTERM');
 
+// Tenths 2–5 and 6–10: the first tenth carries the start's compilation and the caches' filling.
+const cpuOf = (rows) => round(rows.reduce((sum, r) => sum + r.cpu_per_request_us, 0) / rows.length, 1);
 const middle = samples[Math.floor((samples.length - 1) / 2)];
 const growth = round(samples.at(-1).heap_used_mb - middle.heap_used_mb, 1);
 const flat = growth <= MAX_GROWTH_MB;
@@ -159,6 +169,8 @@ const report = {
   requests_per_second: Math.round(REQUESTS / seconds),
   samples,
   heap_growth_second_half_mb: growth,
+  cpu_per_request_us_first_half: cpuOf(samples.slice(2, 6)),
+  cpu_per_request_us_second_half: cpuOf(samples.slice(6)),
   rss_growth_second_half_mb: round(samples.at(-1).rss_mb - middle.rss_mb, 1),
   max_growth_mb: MAX_GROWTH_MB,
   flat,
@@ -174,6 +186,7 @@ for (const [key, count] of Object.entries(statuses).sort()) console.log(`  ${key
 console.log(`heap after the first tenth, the middle, the end: ${samples[1].heap_used_mb}, ${middle.heap_used_mb}, ${samples.at(-1).heap_used_mb} MB`);
 console.log(`second half: ${growth >= 0 ? '+' : ''}${growth} MB; ${flat ? 'flat' : `NOT flat (bound ${MAX_GROWTH_MB} MB)`}`);
 console.log(`RSS after the first tenth, the middle, the end: ${samples[1].rss_mb}, ${middle.rss_mb}, ${samples.at(-1).rss_mb} MB`);
+console.log(`CPU per request, first half after its first tenth and second half: ${cpuOf(samples.slice(2, 6))} and ${cpuOf(samples.slice(6))} µs`);
 if (Object.keys(unexpected).length > 0) console.log(`unexpected: ${JSON.stringify(unexpected)}`);
 console.log(`report: ${file}`);
 process.exit(flat && Object.keys(unexpected).length === 0 ? 0 : 1);

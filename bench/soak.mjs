@@ -13,7 +13,8 @@
 //     the second target: two attempt spans), and a model id never seen before (404 to the client,
 //     one more metric series per histogram until the cardinality limit);
 //   - a bad request (400, zod at the edge) and a stream the client drops after its first event.
-// Every tenth of the run, the gateway's heap after a full GC and its RSS are sampled. The verdict
+// Every tenth of the run, the gateway's heap after a full GC, its RSS and its CPU per request over
+// that tenth are sampled (CPU is shown, not judged: the host moves it). The verdict
 // compares the end with the middle: flat when the heap grew by at most --max-growth-mb (default 2)
 // MB over the second half. The first half is where bounded caches fill: the span-id registry's
 // 100,000 pairs take a fifth of this mix's first 500,000 requests, and each histogram's 2,000 series

@@ -13,15 +13,21 @@
 //     the second target: two attempt spans), and a model id never seen before (404 to the client,
 //     one more metric series per histogram until the cardinality limit);
 //   - a bad request (400, zod at the edge) and a stream the client drops after its first event.
-// Every tenth of the run, the gateway's heap after a full GC, its RSS and its CPU per request over
-// that tenth are sampled (CPU is shown, not judged: the host moves it). The verdict
-// compares the end with the middle: flat when the heap grew by at most --max-growth-mb (default 2)
-// MB over the second half. The first half is where bounded caches fill: the span-id registry's
-// 100,000 pairs take a fifth of this mix's first 500,000 requests, and each histogram's 2,000 series
-// the first 40,000 (a new model every twentieth request).
+// Every twentieth of the run, the gateway's heap after a full GC, its RSS and its CPU per request over
+// that twentieth are sampled (CPU is shown, not judged: the host moves it). The verdict reads the
+// second half, from the middle sample to the end: the heap's trend there (a least-squares line
+// through those samples) may add at most --max-growth-mb (default 2) MB over that half. A trend,
+// not the last sample less the middle one: a sample catches whatever is in flight at that instant
+// (with the collector down, the batch processor's queue of up to 2,048 spans swings the heap by
+// about 3 MB from one sample to the next). The first half is where bounded caches fill: the span-id
+// registry's 100,000 pairs take a fifth of this mix's first 500,000 requests, and each histogram's
+// 2,000 series the first 40,000 (a new model every twentieth request).
 //   --requests N      requests in all (default 1,000,000)
 //   --connections N   closed-loop connections (default 32, as the bench's maximum)
-//   --max-growth-mb M the verdict's bound on heap growth over the second half
+//   --max-growth-mb M the verdict's bound on the heap's trend over the second half
+//   --collector C     live (default: a receiver that answers 200), down (nothing listens on the
+//                     port) or blackhole (reads every export and never answers): a sidecar whose
+//                     collector is gone for hours must not hold on to what it could not send
 //   --kinds a,b       only these kinds (json, stream, span-id, traceparent, fallback, new-model,
 //                     bad-input, client-abort): which one holds on to memory
 // Prints each sample and the statuses, writes bench/results/soak-<timestamp>.json, exits 1 when the
@@ -31,7 +37,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newPool } from './load.mjs';
-import { ask, cpuMs, MODEL, mb, round, sidegateHeaders, start, startSidegate } from './processes.mjs';
+import { createServer } from 'node:http';
+import { ask, cpuMs, freePort, MODEL, mb, round, sidegateHeaders, start, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const num = (name, fallback) => {
@@ -43,6 +50,9 @@ const CONNECTIONS = num('connections', 32);
 const MAX_GROWTH_MB = num('max-growth-mb', 2);
 const kindsArg = args.indexOf('--kinds');
 const ONLY_KINDS = kindsArg === -1 ? undefined : args[kindsArg + 1].split(',');
+const collectorArg = args.indexOf('--collector');
+const COLLECTOR = collectorArg === -1 ? 'live' : args[collectorArg + 1];
+if (!['live', 'down', 'blackhole'].includes(COLLECTOR)) throw new Error(`--collector: live, down or blackhole, not ${COLLECTOR}`);
 
 const message = [{ role: 'user', content: 'Say hello to the soak.' }];
 const fallbackConfig = JSON.stringify({
@@ -101,13 +111,19 @@ async function send(pool, kind, i) {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const emulator = await start('child.mjs', ['emulator']);
-const sink = await start('child.mjs', ['sink']);
-const gateway = await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_METRIC_EXPORT_INTERVAL: '10000' });
+const sink = COLLECTOR === 'live' ? await start('child.mjs', ['sink']) : undefined;
+// A black hole in this process: it reads each export and never answers, so every export waits out
+// the exporter's timeout.
+const blackhole = COLLECTOR === 'blackhole' ? createServer((req) => req.resume()) : undefined;
+if (blackhole !== undefined) await new Promise((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+const collectorUrl =
+  sink?.url ?? (blackhole !== undefined ? `http://127.0.0.1:${blackhole.address().port}` : `http://127.0.0.1:${await freePort()}`);
+const gateway = await startSidegate(emulator.url, { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_METRIC_EXPORT_INTERVAL: '10000' });
 
 const samples = [];
 const statuses = {};
 const unexpected = {};
-// The gateway's CPU over each tenth (read before its full GC), per request: a structure that grows
+// The gateway's CPU over each twentieth (read before its full GC), per request: a structure that grows
 // with what clients send slows the requests that touch it long before memory shows it.
 let cpuBefore = 0;
 let doneBefore = 0;
@@ -119,16 +135,17 @@ const sample = async (done) => {
   samples.push(row);
   cpuBefore = cpuMs(gateway.pid);
   doneBefore = done;
-  console.log(`${String(done).padStart(9)} requests: heap ${row.heap_used_mb} MB, RSS ${row.rss_mb} MB, external ${row.external_mb} MB${cpuPerRequestUs !== undefined ? `, CPU ${cpuPerRequestUs} µs per request over the tenth` : ''}`);
+  console.log(`${String(done).padStart(9)} requests: heap ${row.heap_used_mb} MB, RSS ${row.rss_mb} MB, external ${row.external_mb} MB${cpuPerRequestUs !== undefined ? `, CPU ${cpuPerRequestUs} µs per request since the last sample` : ''}`);
 };
 
 const startedAt = performance.now();
 await sample(0);
 const pool = newPool(gateway.url, CONNECTIONS);
-const step = Math.max(1, Math.floor(REQUESTS / 10));
+const SAMPLES = 20;
+const step = Math.max(1, Math.floor(REQUESTS / SAMPLES));
 let next = 0;
-for (let tenth = 1; next < REQUESTS; tenth++) {
-  const until = Math.min(REQUESTS, tenth * step);
+for (let part = 1; next < REQUESTS; part++) {
+  const until = Math.min(REQUESTS, part * step);
   const worker = async () => {
     while (next < until) {
       const i = next++;
@@ -154,24 +171,48 @@ const seconds = (performance.now() - startedAt) / 1000;
 const metricsText = await (await fetch(`${gateway.url}/metrics`)).text();
 let dropped = 0;
 for (const line of metricsText.split('\n')) if (line.startsWith('sidegate_telemetry_spans_dropped_total')) dropped += Number(line.slice(line.lastIndexOf(' ') + 1));
-for (const p of [gateway, emulator, sink]) p.child.kill('SIGTERM');
+for (const p of [gateway, emulator, sink]) p?.child.kill('SIGTERM');
+blackhole?.closeAllConnections();
+blackhole?.close();
 
-// Tenths 2–5 and 6–10: the first tenth carries the start's compilation and the caches' filling.
+// The first half after its first tenth, and the second half: the first tenth carries the start's
+// compilation and the caches' filling.
 const cpuOf = (rows) => round(rows.reduce((sum, r) => sum + r.cpu_per_request_us, 0) / rows.length, 1);
-const middle = samples[Math.floor((samples.length - 1) / 2)];
-const growth = round(samples.at(-1).heap_used_mb - middle.heap_used_mb, 1);
+const firstHalfCpu = cpuOf(samples.slice(1 + SAMPLES / 10, 1 + SAMPLES / 2));
+const secondHalfCpu = cpuOf(samples.slice(1 + SAMPLES / 2));
+const middleIndex = Math.floor((samples.length - 1) / 2);
+const middle = samples[middleIndex];
+const secondHalf = samples.slice(middleIndex);
+const growth = round(trendOver(secondHalf), 1);
+const swing = round(Math.max(...secondHalf.map((r) => r.heap_used_mb)) - Math.min(...secondHalf.map((r) => r.heap_used_mb)), 1);
 const flat = growth <= MAX_GROWTH_MB;
+
+/** What the least-squares line through `rows` (heap against requests) adds from the first row to the last, in MB. */
+function trendOver(rows) {
+  const n = rows.length;
+  const meanX = rows.reduce((sum, r) => sum + r.requests, 0) / n;
+  const meanY = rows.reduce((sum, r) => sum + r.heap_used_mb, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const r of rows) {
+    sxy += (r.requests - meanX) * (r.heap_used_mb - meanY);
+    sxx += (r.requests - meanX) ** 2;
+  }
+  return sxx === 0 ? 0 : (sxy / sxx) * (rows.at(-1).requests - rows[0].requests);
+}
 const report = {
   when: new Date().toISOString(),
   node: process.version,
   requests: REQUESTS,
   connections: CONNECTIONS,
+  collector: COLLECTOR,
   seconds: round(seconds, 1),
   requests_per_second: Math.round(REQUESTS / seconds),
   samples,
-  heap_growth_second_half_mb: growth,
-  cpu_per_request_us_first_half: cpuOf(samples.slice(2, 6)),
-  cpu_per_request_us_second_half: cpuOf(samples.slice(6)),
+  heap_trend_second_half_mb: growth,
+  heap_swing_second_half_mb: swing,
+  cpu_per_request_us_first_half: firstHalfCpu,
+  cpu_per_request_us_second_half: secondHalfCpu,
   rss_growth_second_half_mb: round(samples.at(-1).rss_mb - middle.rss_mb, 1),
   max_growth_mb: MAX_GROWTH_MB,
   flat,
@@ -184,10 +225,11 @@ const file = join(here, 'results', `soak-${report.when.replace(/[:.]/g, '-')}.js
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\n${REQUESTS} requests in ${report.seconds} s (${report.requests_per_second} req/s), ${dropped} spans dropped`);
 for (const [key, count] of Object.entries(statuses).sort()) console.log(`  ${key}: ${count}`);
-console.log(`heap after the first tenth, the middle, the end: ${samples[1].heap_used_mb}, ${middle.heap_used_mb}, ${samples.at(-1).heap_used_mb} MB`);
-console.log(`second half: ${growth >= 0 ? '+' : ''}${growth} MB; ${flat ? 'flat' : `NOT flat (bound ${MAX_GROWTH_MB} MB)`}`);
-console.log(`RSS after the first tenth, the middle, the end: ${samples[1].rss_mb}, ${middle.rss_mb}, ${samples.at(-1).rss_mb} MB`);
-console.log(`CPU per request, first half after its first tenth and second half: ${cpuOf(samples.slice(2, 6))} and ${cpuOf(samples.slice(6))} µs`);
+const firstTenth = samples[SAMPLES / 10];
+console.log(`heap after the first tenth, the middle, the end: ${firstTenth.heap_used_mb}, ${middle.heap_used_mb}, ${samples.at(-1).heap_used_mb} MB`);
+console.log(`second half: the heap's trend ${growth >= 0 ? '+' : ''}${growth} MB (samples within ${swing} MB of each other); ${flat ? 'flat' : `NOT flat (bound ${MAX_GROWTH_MB} MB)`}`);
+console.log(`RSS after the first tenth, the middle, the end: ${firstTenth.rss_mb}, ${middle.rss_mb}, ${samples.at(-1).rss_mb} MB`);
+console.log(`CPU per request, first half after its first tenth and second half: ${firstHalfCpu} and ${secondHalfCpu} µs`);
 if (Object.keys(unexpected).length > 0) console.log(`unexpected: ${JSON.stringify(unexpected)}`);
 console.log(`report: ${file}`);
 process.exit(flat && Object.keys(unexpected).length === 0 ? 0 : 1);

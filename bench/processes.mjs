@@ -118,6 +118,14 @@ export function ask(child, type, extra = {}) {
   });
 }
 
+/** `sidegate.telemetry.spans.dropped` from a sidegate participant's `/metrics`, all reasons. */
+export async function spansDropped(p) {
+  const text = await (await fetch(`${p.url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('sidegate_telemetry_spans_dropped_total')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+}
+
 export async function freePort() {
   const srv = createServer();
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));

@@ -49,6 +49,7 @@ import {
   rss,
   sidegateHeaders,
   sleep,
+  spansDropped,
   start,
   startFloor,
   startSdkFloor,
@@ -176,14 +177,6 @@ async function measured(p, run, k) {
 
 /** Participants whose spans go to the live receiver: a span they drop is a figure measured without its cost. */
 const TRACED = new Set(['on', 'worker']);
-
-/** `sidegate.telemetry.spans.dropped` from the participant's `/metrics`, all reasons. */
-async function spansDropped(p) {
-  const text = await (await fetch(`${p.url}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('sidegate_telemetry_spans_dropped_total')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return total;
-}
 
 const LABELS = {
   direct: 'upstream alone',

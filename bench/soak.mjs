@@ -34,11 +34,11 @@
 // heap was not flat or a request failed in a way its kind does not expect.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newPool } from './load.mjs';
-import { createServer } from 'node:http';
-import { ask, cpuMs, freePort, MODEL, mb, round, sidegateHeaders, start, startSidegate } from './processes.mjs';
+import { ask, cpuMs, freePort, MODEL, mb, round, sidegateHeaders, spansDropped, start, startSidegate } from './processes.mjs';
 
 const args = process.argv.slice(2);
 const num = (name, fallback) => {
@@ -167,10 +167,7 @@ for (let part = 1; next < REQUESTS; part++) {
 await pool.close();
 const seconds = (performance.now() - startedAt) / 1000;
 
-// sidegate.telemetry.spans.dropped, all reasons (as run.mjs reads it).
-const metricsText = await (await fetch(`${gateway.url}/metrics`)).text();
-let dropped = 0;
-for (const line of metricsText.split('\n')) if (line.startsWith('sidegate_telemetry_spans_dropped_total')) dropped += Number(line.slice(line.lastIndexOf(' ') + 1));
+const dropped = await spansDropped(gateway);
 for (const p of [gateway, emulator, sink]) p?.child.kill('SIGTERM');
 blackhole?.closeAllConnections();
 blackhole?.close();
@@ -178,9 +175,9 @@ blackhole?.close();
 // The first half after its first tenth, and the second half: the first tenth carries the start's
 // compilation and the caches' filling.
 const cpuOf = (rows) => round(rows.reduce((sum, r) => sum + r.cpu_per_request_us, 0) / rows.length, 1);
-const firstHalfCpu = cpuOf(samples.slice(1 + SAMPLES / 10, 1 + SAMPLES / 2));
-const secondHalfCpu = cpuOf(samples.slice(1 + SAMPLES / 2));
 const middleIndex = Math.floor((samples.length - 1) / 2);
+const firstHalfCpu = cpuOf(samples.slice(1 + SAMPLES / 10, middleIndex + 1));
+const secondHalfCpu = cpuOf(samples.slice(middleIndex + 1));
 const middle = samples[middleIndex];
 const secondHalf = samples.slice(middleIndex);
 const growth = round(trendOver(secondHalf), 1);

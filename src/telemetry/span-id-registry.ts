@@ -49,7 +49,7 @@ export class SpanIdRegistry {
   }
 }
 
-/** 24 latin1 characters for a mapped pair; the text (longer than 24, with its slash) for any other. */
+/** 24 latin1 characters for a mapped pair (Decision 2); `trace/span` text for any other, which mapped ids never are. */
 function keyOf(traceId: string, spanId: string): string {
   if (traceId.length === 32 && spanId.length === 16) {
     // Buffer.from stops at the first character that is not hex, so 24 bytes means all 48 were.

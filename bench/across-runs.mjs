@@ -8,7 +8,8 @@
 // target sits against its line, and how far one run strays from it). With --arithmetic, one row per
 // run of "Where the floor is"'s arithmetic instead: tracing off's own work plus the plain SDK's
 // (floor+SDK − floor) against sidegate's figure, at each rate and for throughput at max, and the
-// share of the floor's throughput tracing off would have to keep for the two to reach 50 %.
+// share of the floor's throughput tracing off would have to keep for the two to reach 50 %, and
+// the share of it that CPU per request at max ≤ 2× asks for (see arithmeticFigures).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -98,6 +99,13 @@ function arithmeticFigures(report) {
   // give 50 % beside the plain SDK's share a, 1 / (1/0.5 + 1 − 1/a) (above 100 % where the plain
   // SDK alone keeps less than half), and the share it kept.
   cells.push(complete ? [100 / Math.max(0, 3 - floor / sdk), (100 * off) / floor] : undefined);
+  // At its own maximum each participant's CPU per request is the cores its process used over its
+  // req/s, so sidegate's ratio there is (its cores / the floor's) / its share of the floor's
+  // throughput, and ≤ 2× asks for a share of at least half the cores' ratio. [sidegate's cores,
+  // the floor's, the share asked, the share kept]
+  const [floorCpu, onCpu] = ['floor', 'on'].map((key) => report.max[key]?.cpu_per_request_us);
+  const cores = (rps, cpu) => (rps * cpu) / 1e6;
+  cells.push(measured([floor, on, floorCpu, onCpu]) ? [cores(on, onCpu), cores(floor, floorCpu), (50 * cores(on, onCpu)) / cores(floor, floorCpu), (100 * on) / floor] : undefined);
   return cells;
 }
 
@@ -105,7 +113,9 @@ function arithmeticFigures(report) {
 const arithmeticCell = (figures) =>
   figures === undefined
     ? '—'
-    : figures.length === 2
+    : figures.length === 4
+      ? `${figures[0].toFixed(2)} / ${figures[1].toFixed(2)} cores: ${Math.round(figures[2])} % / ${Math.round(figures[3])} %`
+      : figures.length === 2
       ? `${Number.isFinite(figures[0]) ? Math.round(figures[0]) : '∞'} % / ${Math.round(figures[1])} %`
       : `${figures[0].toFixed(2)}× / ${figures[1].toFixed(2)}× / ${signed(Math.round(figures[2]), 0)} µs`;
 
@@ -113,8 +123,8 @@ if (arithmetic) {
   const rates = [...Object.keys(runs[0].report.fixed_rate).map((rate) => `${rate} req/s`), 'max'];
   const all = runs.map((r) => arithmeticFigures(r.report));
   const lines = [
-    `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate | tracing off's share at max: needed for 50 % / kept |`,
-    `|---|${rates.map(() => '---').join('|')}|---|---|`,
+    `| Run | ${rates.map((rate) => `CPU at ${rate}: the two added / sidegate / its telemetry's excess`).join(' | ')} | throughput at max: the two / sidegate | tracing off's share at max: needed for 50 % / kept | at max, sidegate's cores / the floor's: the share CPU ≤ 2× asks / sidegate's |`,
+    `|---|${rates.map(() => '---').join('|')}|---|---|---|`,
     ...runs.map((r, i) => `| ${r.name.replace(/^reference-[\d-]+-/, '')} | ${all[i].map(arithmeticCell).join(' | ')} |`),
   ];
   if (runs.length > 1) {

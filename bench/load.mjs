@@ -72,14 +72,23 @@ export async function onceChunks(pool, target) {
   return [total, res.statusCode, ttfb ?? total, gaps];
 }
 
+/**
+ * A fixed-rate segment's requests sent this long after its start are also kept apart
+ * (`settledLatencies`): the first requests after the bench's pause run every process's path cold
+ * and queue behind each other (docs/performance.md, thirtieth round), and a p99 of the rest says
+ * how much of a segment's tail that start is.
+ */
+export const SETTLED_FROM_MS = 500;
+
 function emptyResult() {
-  return { latencies: [], ttfbs: [], gaps: [], errors: 0, statuses: {} };
+  return { latencies: [], settledLatencies: [], ttfbs: [], gaps: [], errors: 0, statuses: {} };
 }
 
-function record(result, [us, status, ttfb, gaps]) {
+function record(result, [us, status, ttfb, gaps], sentAtMs = 0) {
   result.statuses[status] = (result.statuses[status] ?? 0) + 1;
   if (status === 200) {
     result.latencies.push(us);
+    if (sentAtMs >= SETTLED_FROM_MS) result.settledLatencies.push(us);
     result.ttfbs.push(ttfb);
     if (gaps) result.gaps.push(...gaps);
   } else result.errors++;
@@ -105,9 +114,10 @@ export async function fixedRate({ targets, ratePerSecond, seconds, connections =
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const k = i % targets.length;
+    const sentAtMs = performance.now() - startedAt;
     inflight.push(
       (targets[k].paced ? onceChunks : once)(pools[k], targets[k]).then(
-        (r) => record(results[k], r),
+        (r) => record(results[k], r, sentAtMs),
         () => {
           if (cut) results[k].unfinished++;
           else results[k].errors++;

@@ -34,7 +34,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { SHIPPED_NODE_FLAGS } from '../scripts/shipped-node-flags.mjs';
-import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, runIn, SETTLE_MS, summarize } from './load.mjs';
+import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, runIn, SETTLE_MS, SETTLED_FROM_MS, summarize } from './load.mjs';
 import {
   ask,
   cpuMs,
@@ -279,13 +279,14 @@ async function main() {
   // carries the same load in every segment and slow drifts of the machine hit everyone alike.
   report.fixed_rate = {};
   for (const rate of RATES) {
-    const acc = Object.fromEntries(keys.map((k) => [k, { latencies: [], errors: 0, unfinished: 0, cpu: 0, segments: [], probes: [], dropped: 0 }]));
+    const acc = Object.fromEntries(keys.map((k) => [k, { latencies: [], settled: [], errors: 0, unfinished: 0, cpu: 0, segments: [], probes: [], dropped: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? keys : [...keys].reverse();
       for (const k of order) {
         await runInFor(k, parts[k].json);
         const { result, cpu, probe, dropped } = await measured(parts[k], () => fixedRate({ targets: [parts[k].json], ratePerSecond: rate, seconds: SECONDS }), k);
         acc[k].latencies.push(...result[0].latencies);
+        acc[k].settled.push(...result[0].settledLatencies);
         acc[k].errors += result[0].errors;
         acc[k].unfinished += result[0].unfinished;
         acc[k].cpu += cpu;
@@ -295,9 +296,11 @@ async function main() {
       }
     }
     const direct = summarize(acc.direct.latencies);
+    const directSettled = summarize(acc.direct.settled);
     report.fixed_rate[rate] = Object.fromEntries(
       keys.map((k) => {
         const s = summarize(acc[k].latencies);
+        const settled = summarize(acc[k].settled);
         return [
           k,
           {
@@ -308,6 +311,9 @@ async function main() {
             saturated: acc[k].unfinished > 0.01 * (s.count + acc[k].unfinished),
             added_p50_ms: k === 'direct' ? 0 : round(s.p50_ms - direct.p50_ms),
             added_p99_ms: k === 'direct' ? 0 : round(s.p99_ms - direct.p99_ms),
+            // the same p99 over the requests sent from SETTLED_FROM_MS into each segment (shown, not a target)
+            settled_p99_ms: round(settled.p99_ms),
+            added_settled_p99_ms: k === 'direct' ? 0 : round(settled.p99_ms - directSettled.p99_ms),
             cpu_per_request_us: usPerRequest(acc[k].cpu, s.count + acc[k].errors),
             // each segment's own figure, in the order the rounds ran: a drift or a first-segment
             // cost shows here, the sum above hides it
@@ -521,6 +527,14 @@ function targets(r) {
   const rps = (x) => x.rps;
   const p50 = (x) => x.added_p50_ms;
   const p99 = (x) => x.added_p99_ms;
+  // Shown beside the p99 targets, not judged: the same difference over the requests sent from
+  // SETTLED_FROM_MS into each segment, without the segment's cold start (load.mjs).
+  const signed = (d) => `${d < 0 ? '−' : '+'}${Math.abs(round(d))}`;
+  const settledP99 = (label, x, base, sdk) =>
+    x.settled_p99_ms === undefined || base.settled_p99_ms === undefined
+      ? ''
+      : `; from ${SETTLED_FROM_MS / 1000} s into each segment ${label} ${signed(x.settled_p99_ms - base.settled_p99_ms)} ms` +
+        (sdk?.settled_p99_ms === undefined ? '' : ` (SDK ${label} ${signed(sdk.settled_p99_ms - base.settled_p99_ms)})`);
   const ttfb = (x) => x.added_ttfb_p50_ms;
   const gap = (x) => x.added_gap_p50_ms;
   const rates = Object.keys(r.fixed_rate ?? {});
@@ -546,10 +560,10 @@ function targets(r) {
     const p50Meets = (x) => p50(x) <= p50(f.floor) + 0.2;
     const p99Meets = (x) => p99(x) <= p99(f.floor) + 1;
     row(`added p50 at ${top} req/s ≤ floor + 0.2 ms`, p50(f.floor), f.peer?.added_p50_ms, p50(f.on), p50Meets(f.on), `floor +${round(p50(f.on) - p50(f.floor))} ms`, sdkOf(f.sdkfloor, p50, p50Meets));
-    row(`added p99 at ${top} req/s ≤ floor + 1 ms`, p99(f.floor), f.peer?.added_p99_ms, p99(f.on), p99Meets(f.on), `floor +${round(p99(f.on) - p99(f.floor))} ms`, sdkOf(f.sdkfloor, p99, p99Meets));
+    row(`added p99 at ${top} req/s ≤ floor + 1 ms`, p99(f.floor), f.peer?.added_p99_ms, p99(f.on), p99Meets(f.on), `floor +${round(p99(f.on) - p99(f.floor))} ms${settledP99('floor', f.on, f.floor, f.sdkfloor)}`, sdkOf(f.sdkfloor, p99, p99Meets));
   }
   // The floor + SDK's "on − off" is its p99 less the floor's: the same process without the SDK.
-  if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms`, f.floor ? sdkOf(f.sdkfloor, (x) => round(x.p99_ms - f.floor.p99_ms), (x) => x.p99_ms - f.floor.p99_ms < 1) : undefined);
+  if (f?.on && f.off) row(`tracing on moves p99 at ${top} req/s by < 1 ms`, undefined, undefined, round(f.on.p99_ms - f.off.p99_ms), f.on.p99_ms - f.off.p99_ms < 1, `p99 on − off (ms); collector down − off = ${f.down ? round(f.down.p99_ms - f.off.p99_ms) : '—'} ms${settledP99('on − off', f.on, f.off)}`, f.floor ? sdkOf(f.sdkfloor, (x) => round(x.p99_ms - f.floor.p99_ms), (x) => x.p99_ms - f.floor.p99_ms < 1) : undefined);
   const s = r.streaming ?? {};
   if (s.on && s.floor) {
     const meets = (x) => ttfb(x) <= ttfb(s.floor) + 0.3;

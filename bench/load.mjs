@@ -73,12 +73,12 @@ export async function onceChunks(pool, target) {
 }
 
 /**
- * A fixed-rate segment's requests sent this long after its start are also kept apart
- * (`settledLatencies`): the first requests after the bench's pause run every process's path cold
- * and queue behind each other (docs/performance.md, thirtieth round), and a p99 of the rest says
- * how much of a segment's tail that start is.
+ * How long a fixed-rate segment's start lasts: the requests sent after it are also kept apart
+ * (`settledLatencies`), because the first requests after the bench's pause run every process's
+ * path cold and queue behind each other (docs/performance.md, thirtieth round), and a p99 of the
+ * rest says how much of a segment's tail that start is.
  */
-export const SETTLED_FROM_MS = 500;
+export const SEGMENT_START_MS = 500;
 
 function emptyResult() {
   return { latencies: [], settledLatencies: [], ttfbs: [], gaps: [], errors: 0, statuses: {} };
@@ -88,7 +88,7 @@ function record(result, [us, status, ttfb, gaps], sentAtMs = 0) {
   result.statuses[status] = (result.statuses[status] ?? 0) + 1;
   if (status === 200) {
     result.latencies.push(us);
-    if (sentAtMs >= SETTLED_FROM_MS) result.settledLatencies.push(us);
+    if (sentAtMs >= SEGMENT_START_MS) result.settledLatencies.push(us);
     result.ttfbs.push(ttfb);
     if (gaps) result.gaps.push(...gaps);
   } else result.errors++;

@@ -34,7 +34,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { SHIPPED_NODE_FLAGS } from '../scripts/shipped-node-flags.mjs';
-import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, runIn, SETTLE_MS, SETTLED_FROM_MS, summarize } from './load.mjs';
+import { chunkMarker, fixedRate, maxThroughput, openStreams, runCount, runIn, SETTLE_MS, SEGMENT_START_MS, summarize } from './load.mjs';
 import {
   ask,
   cpuMs,
@@ -311,7 +311,7 @@ async function main() {
             saturated: acc[k].unfinished > 0.01 * (s.count + acc[k].unfinished),
             added_p50_ms: k === 'direct' ? 0 : round(s.p50_ms - direct.p50_ms),
             added_p99_ms: k === 'direct' ? 0 : round(s.p99_ms - direct.p99_ms),
-            // the same p99 over the requests sent from SETTLED_FROM_MS into each segment (shown, not a target)
+            // the same p99 over the requests sent from SEGMENT_START_MS into each segment (shown, not a target)
             settled_p99_ms: round(settled.p99_ms),
             added_settled_p99_ms: k === 'direct' ? 0 : round(settled.p99_ms - directSettled.p99_ms),
             cpu_per_request_us: usPerRequest(acc[k].cpu, s.count + acc[k].errors),
@@ -528,13 +528,13 @@ function targets(r) {
   const p50 = (x) => x.added_p50_ms;
   const p99 = (x) => x.added_p99_ms;
   // Shown beside the p99 targets, not judged: the same difference over the requests sent from
-  // SETTLED_FROM_MS into each segment, without the segment's cold start (load.mjs).
+  // SEGMENT_START_MS into each segment, without the segment's cold start (load.mjs).
   const signed = (d) => `${d < 0 ? '−' : '+'}${Math.abs(round(d))}`;
   const settledP99 = (label, x, base, sdk) =>
-    x.settled_p99_ms === undefined || base.settled_p99_ms === undefined
+    x.settled_p99_ms == null || base.settled_p99_ms == null
       ? ''
-      : `; from ${SETTLED_FROM_MS / 1000} s into each segment ${label} ${signed(x.settled_p99_ms - base.settled_p99_ms)} ms` +
-        (sdk?.settled_p99_ms === undefined ? '' : ` (SDK ${label} ${signed(sdk.settled_p99_ms - base.settled_p99_ms)})`);
+      : `; from ${SEGMENT_START_MS / 1000} s into each segment ${label} ${signed(x.settled_p99_ms - base.settled_p99_ms)} ms` +
+        (sdk?.settled_p99_ms == null ? '' : ` (SDK ${label} ${signed(sdk.settled_p99_ms - base.settled_p99_ms)})`);
   const ttfb = (x) => x.added_ttfb_p50_ms;
   const gap = (x) => x.added_gap_p50_ms;
   const rates = Object.keys(r.fixed_rate ?? {});

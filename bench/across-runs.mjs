@@ -104,8 +104,11 @@ function arithmeticFigures(report) {
   // throughput, and ≤ 2× asks for a share of at least half the cores' ratio. [sidegate's cores,
   // the floor's, the share asked, the share kept]
   const [floorCpu, onCpu] = ['floor', 'on'].map((key) => report.max[key]?.cpu_per_request_us);
-  const cores = (rps, cpu) => (rps * cpu) / 1e6;
-  cells.push(measured([floor, on, floorCpu, onCpu]) ? [cores(on, onCpu), cores(floor, floorCpu), (50 * cores(on, onCpu)) / cores(floor, floorCpu), (100 * on) / floor] : undefined);
+  if (!measured([floor, on, floorCpu, onCpu])) cells.push(undefined);
+  else {
+    const [onCores, floorCores] = [(on * onCpu) / 1e6, (floor * floorCpu) / 1e6];
+    cells.push([onCores, floorCores, (50 * onCores) / floorCores, (100 * on) / floor]);
+  }
   return cells;
 }
 

@@ -34,6 +34,7 @@ import { guardConnections, isRefusedConnection, serverOptions, type ServerLimits
 import { trackInflight } from '../server/track-inflight.js';
 import { readCgroupMemoryLimit } from '../overload/memory-limit.js';
 import { admitRequest, defaultInflightBudget, InflightBudget } from '../overload/inflight-budget.js';
+import { settleRefusedConnection } from '../server/refused-body.js';
 import { sendError } from '../server/respond.js';
 import type { OperationDeps } from '../server/open-operation.js';
 import { createContextPropagator, type RequestContextEnv } from '../server/request-context.js';
@@ -177,7 +178,7 @@ async function buildAndListen(partial: Partial<Settings>, deps: GatewayDeps): Pr
       // File uploads are spooled (to disk past a small in-memory part) and never held whole, so they are not counted.
       if (!isStreamedUpload(req.url)) admitRequest(req, res, budget);
     } catch (err) {
-      res.setHeader('connection', 'close');
+      settleRefusedConnection(req, res, err);
       sendError(res, err);
       return;
     }

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAbortError, GatewayError, InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
 import { looksLikeSecret, REDACTED } from '../scrub-secrets.js';
 import type { GatewayKeyCheck } from './auth.js';
+import { settleRefusedConnection } from './refused-body.js';
 import { logUnexpected, sendError, sendJson } from './respond.js';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void> | void;
@@ -89,8 +90,8 @@ export function createApp(options: AppOptions) {
         return;
       }
       logUnexpected(log, req, err);
-      // A refused body (too large, or over the in-flight budget) is not read: the connection cannot be reused.
-      if (err instanceof GatewayError && (err.status === 413 || err.code === 'overloaded')) res.setHeader('connection', 'close');
+      // A refused body (too large, or over the in-flight budget) is not read to its end.
+      if (err instanceof GatewayError && (err.status === 413 || err.code === 'overloaded')) settleRefusedConnection(req, res, err);
       sendError(res, err);
     }
   };

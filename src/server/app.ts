@@ -4,7 +4,7 @@
  * every failure with the OpenAI envelope. Never lets a request crash the process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientAbortError, GatewayError, InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
+import { ClientAbortError, InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
 import { looksLikeSecret, REDACTED } from '../scrub-secrets.js';
 import type { GatewayKeyCheck } from './auth.js';
 import { settleRefusedConnection } from './refused-body.js';
@@ -91,7 +91,7 @@ export function createApp(options: AppOptions) {
       }
       logUnexpected(log, req, err);
       // A refused body (too large, or over the in-flight budget) is not read to its end.
-      if (err instanceof GatewayError && (err.status === 413 || err.code === 'overloaded')) settleRefusedConnection(req, res, err);
+      settleRefusedConnection(req, res, err);
       sendError(res, err);
     }
   };

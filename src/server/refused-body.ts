@@ -14,22 +14,24 @@ import { GatewayError } from '../errors.js';
 /** How long a refused body may go on arriving before its connection is cut. */
 export const REFUSED_BODY_LINGER_MS = 5_000;
 
+/**
+ * The connection of a request refused before its body was read to its end: a 413 lingers (above);
+ * a 503 `overloaded` (over the in-flight budget) is shed with `Connection: close`; any other error
+ * leaves it as it is.
+ */
+export function settleRefusedConnection(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (!(err instanceof GatewayError)) return;
+  if (err.status === 413) lingerOverRefusedBody(req);
+  else if (err.code === 'overloaded') res.setHeader('connection', 'close');
+}
+
 /** Cuts `req`'s connection if its refused body has not ended within the linger time; a no-op for a body read to its end. */
-export function lingerOverRefusedBody(req: IncomingMessage, lingerMs = REFUSED_BODY_LINGER_MS): void {
+function lingerOverRefusedBody(req: IncomingMessage): void {
   if (req.complete) return;
   const socket = req.socket;
-  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  const timer = setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS);
   timer.unref();
   const stop = () => clearTimeout(timer);
   req.once('end', stop);
   req.once('close', stop);
-}
-
-/**
- * The connection of a request refused before its body was read: a 413 lingers (above); anything
- * else (over the in-flight budget: 503 `overloaded`) is shed with `Connection: close`.
- */
-export function settleRefusedConnection(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  if (err instanceof GatewayError && err.status === 413) lingerOverRefusedBody(req);
-  else res.setHeader('connection', 'close');
 }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googleError } from '../../src/emulator/index.js';
-import { GATEWAY_KEY, postChat, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
+import { GATEWAY_KEY, postChat, rawChatHead, startHarness, type Harness } from './harness.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -36,9 +36,6 @@ interface Seen {
 }
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], ...extra });
-const head = (port: number, extra: string) =>
-  `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-gateway-api-key: ${GATEWAY_KEY}\r\n` +
-  `x-gateway-provider: google\r\nauthorization: Bearer ${PROVIDER_KEY}\r\ncontent-type: application/json\r\n${extra}\r\n`;
 
 /** Sends raw bytes on a new connection; resolves with the first whole answer (head and JSON body). */
 function rawAnswer(port: number, bytes: string, keepOpen: Array<() => void>): Promise<Seen> {
@@ -121,9 +118,9 @@ const provocations: Record<string, { status: number; provoke: () => Promise<Seen
         const holder = connect(g.gateway.port, '127.0.0.1');
         cleanups.push(() => holder.destroy());
         holder.on('error', () => {});
-        holder.write(head(g.gateway.port, `content-length: ${4 * MiB}\r\n`));
+        holder.write(rawChatHead(g.gateway.port, `content-length: ${4 * MiB}\r\n`));
         for (let i = 0; i < 1_000 && g.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
-        return rawAnswer(g.gateway.port, head(g.gateway.port, `content-length: ${2 * MiB}\r\n`), cleanups);
+        return rawAnswer(g.gateway.port, rawChatHead(g.gateway.port, `content-length: ${2 * MiB}\r\n`), cleanups);
       }),
   },
   too_many_connections: {

@@ -60,6 +60,15 @@ export function postChat(h: Harness, body: unknown, headers: Record<string, stri
   });
 }
 
+/**
+ * The whole head of a raw `POST /v1/chat/completions` with the harness's keys, for tests that
+ * write to a socket themselves: `headerLines` (each ending in `\r\n`, e.g. a `content-length`)
+ * go after the fixed headers, then the blank line that ends the head.
+ */
+export const rawChatHead = (port: number, headerLines = '') =>
+  `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-gateway-api-key: ${GATEWAY_KEY}\r\n` +
+  `x-gateway-provider: google\r\nauthorization: Bearer ${PROVIDER_KEY}\r\ncontent-type: application/json\r\n${headerLines}\r\n`;
+
 /** Splits an SSE body into its `data:` payloads. */
 export function sseData(text: string): string[] {
   return text

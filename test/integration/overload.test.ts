@@ -5,12 +5,9 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATEWAY_KEY, postChat, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
+import { postChat, rawChatHead, startHarness, type Harness } from './harness.js';
 
 const MiB = 1024 * 1024;
-const head = (port: number, extra: string) =>
-  `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-gateway-api-key: ${GATEWAY_KEY}\r\n` +
-  `x-gateway-provider: google\r\nauthorization: Bearer ${PROVIDER_KEY}\r\ncontent-type: application/json\r\n${extra}\r\n`;
 
 function open(port: number) {
   const socket: Socket = connect(port, '127.0.0.1');
@@ -48,14 +45,14 @@ describe('in-flight bytes budget', () => {
     const port = harness.gateway.port;
     // 4 MiB declared, held 2× = 8 MiB of 10: the body is never sent, so it stays in flight.
     const first = open(port);
-    first.socket.write(head(port, `content-length: ${4 * MiB}\r\n`));
+    first.socket.write(rawChatHead(port, `content-length: ${4 * MiB}\r\n`));
     // Wait until the holder's body is counted (seconds on a busy machine), so the chunked body meets a partly used budget.
     for (let i = 0; i < 1_000 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(harness.gateway.budget.held).toBeGreaterThan(0);
     expect(harness.gateway.budget.held).toBe(8 * MiB);
 
     const second = open(port);
-    second.socket.write(head(port, `content-length: ${2 * MiB}\r\n`)); // only the head: its body is never needed
+    second.socket.write(rawChatHead(port, `content-length: ${2 * MiB}\r\n`)); // only the head: its body is never needed
     const answer = await second.answerHead();
     expect(answer).toMatch(/^HTTP\/1\.1 503 /);
     expect(answer.toLowerCase()).toContain('retry-after: 1');
@@ -72,7 +69,7 @@ describe('in-flight bytes budget', () => {
   it('answers 413 to a declared body larger than the whole budget', async () => {
     harness = await startHarness({ maxInflightBytes: 4 * MiB });
     const c = open(harness.gateway.port);
-    c.socket.write(head(harness.gateway.port, `content-length: ${3 * MiB}\r\n`));
+    c.socket.write(rawChatHead(harness.gateway.port, `content-length: ${3 * MiB}\r\n`));
     expect(await c.answerHead()).toMatch(/^HTTP\/1\.1 413 /);
     c.socket.destroy();
   });
@@ -80,12 +77,12 @@ describe('in-flight bytes budget', () => {
   it('counts a chunked body as it arrives and refuses it once it no longer fits', async () => {
     harness = await startHarness({ maxInflightBytes: 6 * MiB });
     const holder = open(harness.gateway.port);
-    holder.socket.write(head(harness.gateway.port, `content-length: ${2 * MiB}\r\n`)); // holds 4 MiB
+    holder.socket.write(rawChatHead(harness.gateway.port, `content-length: ${2 * MiB}\r\n`)); // holds 4 MiB
     // Wait until the holder's body is counted (seconds on a busy machine), so the chunked body meets a partly used budget.
     for (let i = 0; i < 1_000 && harness.gateway.budget.held === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(harness.gateway.budget.held).toBeGreaterThan(0);
     const c = open(harness.gateway.port);
-    c.socket.write(head(harness.gateway.port, 'transfer-encoding: chunked\r\n'));
+    c.socket.write(rawChatHead(harness.gateway.port, 'transfer-encoding: chunked\r\n'));
     const piece = Buffer.alloc(512 * 1024, 'a');
     for (let i = 0; i < 8 && !c.received(); i++) {
       c.socket.write(`${piece.length.toString(16)}\r\n`);

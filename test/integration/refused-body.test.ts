@@ -7,16 +7,13 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFUSED_BODY_LINGER_MS } from '../../src/server/refused-body.js';
-import { GATEWAY_KEY, PROVIDER_KEY, startHarness, type Harness } from './harness.js';
+import { rawChatHead, startHarness, type Harness } from './harness.js';
 
 const KiB = 1024;
 const MAX_BODY = 64 * KiB;
 const DECLARED = 1024 * KiB;
 
-const chatHead = (port: number, contentLength: number) =>
-  `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-gateway-api-key: ${GATEWAY_KEY}\r\n` +
-  `x-gateway-provider: google\r\nauthorization: Bearer ${PROVIDER_KEY}\r\ncontent-type: application/json\r\n` +
-  `content-length: ${contentLength}\r\n\r\n`;
+const chatHead = (port: number, contentLength: number) => rawChatHead(port, `content-length: ${contentLength}\r\n`);
 const smallChat = JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] });
 
 function open(port: number) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClientAbortError } from '../errors.js';
 import { MAX_RETRY_DELAY_MS, retryDelayMs, sleep } from './backoff.js';
 
@@ -42,5 +42,31 @@ describe('sleep', () => {
 
   it('rejects at once on an already-aborted signal', async () => {
     await expect(sleep(60_000, AbortSignal.abort())).rejects.toBeInstanceOf(ClientAbortError);
+  });
+
+  describe('never before its time', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    // Node's timers count whole milliseconds and fire up to one early by the clock; a retry that
+    // waits out a breaker's cooldown and wakes inside it is refused as cooling down.
+    it('waits on when its timer fires before the time has passed', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }); // the timer fires at once; the clock is real
+      let done = false;
+      void sleep(50).then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(done).toBe(false);
+    });
+
+    it('is still cancelled by the signal while it waits on', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const controller = new AbortController();
+      const waiting = sleep(50, controller.signal);
+      await vi.advanceTimersByTimeAsync(50);
+      controller.abort();
+      await expect(waiting).rejects.toBeInstanceOf(ClientAbortError);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

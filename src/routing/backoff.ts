@@ -46,18 +46,32 @@ export function retryDelayMs(input: RetryDelayInput, options: BackoffOptions = {
 
 export type Sleep = (ms: number, signal?: ClientSignal) => Promise<void>;
 
-/** Waits `ms`; rejects with `ClientAbortError` as soon as `signal` aborts. Timer is unref'd. */
+/**
+ * Waits at least `ms` by the monotonic clock; rejects with `ClientAbortError` as soon as `signal`
+ * aborts. Timers are unref'd.
+ *
+ * Why "at least": Node's timers count whole milliseconds and fire up to one before their time
+ * (about one wait in a hundred here). A retry that waits out a breaker's cooldown and wakes inside
+ * it would be refused as still cooling down, so a timer that fires early is set again for the rest.
+ */
 export const sleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(new ClientAbortError());
+    const until = performance.now() + ms;
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = () => {
       clearTimeout(timer);
       reject(new ClientAbortError());
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref();
+    const wait = (left: number) => {
+      timer = setTimeout(() => {
+        const rest = until - performance.now();
+        if (rest > 0) return wait(rest);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, left);
+      timer.unref();
+    };
+    wait(ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -44,7 +44,7 @@ const PLAIN_URL = /^(https?:\/\/[^/?#@]+)(\/[^#]*)?$/;
  * validated base URLs, so the common shape is split with one regex instead of a full WHATWG parse;
  * anything unusual (credentials, fragments, odd schemes) takes the full parse.
  */
-function splitUrl(url: string | URL): { origin: string; path: string } {
+export function splitUrl(url: string | URL): { origin: string; path: string } {
   if (typeof url === 'string') {
     const m = PLAIN_URL.exec(url);
     if (m) return { origin: m[1]!.toLowerCase(), path: m[2] ?? '/' };

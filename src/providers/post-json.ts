@@ -107,12 +107,22 @@ export function answerLimitsFrom(options: { maxAnswerBytes?: number | undefined;
   return { maxBytes: options.maxAnswerBytes ?? 32 * 1024 * 1024, ...(options.budget ? { budget: options.budget } : {}) };
 }
 
+/** The 502 for an answer past its cap, naming the setting that raises it. */
+export function answerTooLarge(limits: AnswerLimits): UpstreamError {
+  return new UpstreamError(`the upstream answer is larger than ${limits.maxBytes} bytes (SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES)`, {
+    status: 502,
+    reason: 'answer_too_large',
+    retryable: false,
+    code: 'upstream_answer_too_large',
+  });
+}
+
 /**
  * Reads a whole non-streamed answer (or error body), refusing it past its cap before holding
  * more: a 502 `answer_too_large` that says which setting to raise. The bytes count in the
  * in-flight budget until `release()` (idempotent).
  */
-export function readAnswer(
+function readAnswer(
   res: Dispatcher.ResponseData,
   control: AttemptControl,
   limits: AnswerLimits,
@@ -174,14 +184,7 @@ function collectChunks(body: Dispatcher.ResponseData['body'], limits: AnswerLimi
       size += piece.length;
       if (size > limits.maxBytes) {
         body.off('data', onData);
-        reject(
-          new UpstreamError(`the upstream answer is larger than ${limits.maxBytes} bytes (SIDEGATE_MAX_UPSTREAM_ANSWER_BYTES)`, {
-            status: 502,
-            reason: 'answer_too_large',
-            retryable: false,
-            code: 'upstream_answer_too_large',
-          }),
-        );
+        reject(answerTooLarge(limits));
         body.destroy();
         return;
       }

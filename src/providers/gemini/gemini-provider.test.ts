@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientAbortError, InvalidRequestError, UpstreamError } from '../../errors.js';
 import type { ChatCompletionRequest } from '../../openai/chat-request.js';
 import type { ChatCompletionChunk } from '../../openai/chat-response.js';
+import { InflightBudget } from '../../overload/inflight-budget.js';
 import type { ProviderCall, Target } from '../provider.js';
 import { createGeminiProvider, type GeminiProvider } from './gemini-provider.js';
 
@@ -240,6 +241,85 @@ describe('gemini provider: generateContent', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('gemini provider: a non-streamed answer in the in-flight budget', () => {
+  const big = JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'x'.repeat(500) }] } }] });
+  /** `big` in two writes: the first within a 64-byte cap (so it is held), the second past it. */
+  const inTwoPieces =
+    (status: number, headers: Record<string, string> = {}): Handler =>
+    (_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.write(big.slice(0, 40));
+      setTimeout(() => res.end(big.slice(40)), 20);
+    };
+
+  /** The budget, and the most it held at once. */
+  class PeakBudget extends InflightBudget {
+    peak = 0;
+    override hold(bytes: number): void {
+      super.hold(bytes);
+      this.peak = Math.max(this.peak, this.held);
+    }
+  }
+
+  async function withBudget(maxAnswerBytes: number, run: (p: GeminiProvider, budget: PeakBudget) => Promise<void>) {
+    const budget = new PeakBudget(64 * 1024 * 1024);
+    const p = createGeminiProvider({ maxAnswerBytes, budget });
+    try {
+      await run(p, budget);
+    } finally {
+      await p.close();
+    }
+  }
+
+  it('counts the answer (6× its bytes) while it is read and translated, and gives it all back after', async () => {
+    await withBudget(1024 * 1024, async (p, budget) => {
+      handlers.push(json(200, textAnswer));
+      const result = await p.chat(call());
+      expect(result.completion.choices[0]?.message.content).toBe('Hello!');
+      expect(budget.peak).toBe(6 * Buffer.byteLength(JSON.stringify(textAnswer)));
+      expect(budget.held).toBe(0);
+    });
+  });
+
+  it('an answer past its cap is refused and leaves nothing held', async () => {
+    await withBudget(64, async (p, budget) => {
+      handlers.push(inTwoPieces(200));
+      expect(errorView(await failure(p.chat(call())))).toMatchObject({ status: 502, reason: 'answer_too_large' });
+      expect(budget.peak).toBe(6 * 40);
+      expect(budget.held).toBe(0);
+    });
+  });
+
+  it('an error answer past the cap still reports its status, and leaves nothing held', async () => {
+    await withBudget(64, async (p, budget) => {
+      handlers.push(inTwoPieces(503, { 'retry-after': '7' }));
+      expect(errorView(await failure(p.chat(call())))).toMatchObject({ status: 503, reason: '503', retryAfterSeconds: 7 });
+      expect(budget.peak).toBe(6 * 40);
+      expect(budget.held).toBe(0);
+    });
+  });
+
+  it('a connection dropped in the middle of the answer leaves nothing held', async () => {
+    await withBudget(1024 * 1024, async (p, budget) => {
+      handlers.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"candidates":[');
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+      expect(errorView(await failure(p.chat(call())))).toMatchObject({ status: 502, reason: 'connection_error' });
+      expect(budget.peak).toBe(6 * '{"candidates":['.length);
+      expect(budget.held).toBe(0);
+    });
+  });
+
+  it('a client gone before the call is sent sends nothing', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    expect(await failure(provider.chat({ ...call(), signal: ac.signal }))).toBeInstanceOf(ClientAbortError);
+    expect(recorded).toStrictEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The Gemini `Provider`: the only file in `providers/gemini` that does I/O. It resolves media
  * (file metadata, optional URL fetches), translates with the pure converters, calls
- * `generateContent` / `streamGenerateContent?alt=sse` through an injected undici `request` over a
- * keep-alive dispatcher (DESIGN Decision 14), and maps every failure to an `UpstreamError`.
+ * `generateContent` (its answer read whole by `whole-answer.ts`'s dispatch handler) and
+ * `streamGenerateContent?alt=sse` (through an injected undici `request`) over a keep-alive
+ * dispatcher (DESIGN Decision 14), and maps every failure to an `UpstreamError`.
  *
  * - the provider key goes only in `x-goog-api-key`, only to `target.baseUrl`; never in a URL or a
  *   message;
@@ -31,7 +32,8 @@ import type {
   Target,
 } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { getJsonPages, postJson, readAnswer, readErrorText, readJsonAnswer, answerLimitsFrom } from '../post-json.js';
+import { getJsonPages, postJson, readErrorText, readJsonAnswer, answerLimitsFrom } from '../post-json.js';
+import { postJsonForWholeAnswer } from '../whole-answer.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
@@ -51,7 +53,11 @@ export type FetchMedia = (url: string, signal: ClientSignal) => Promise<{ mimeTy
 export interface GeminiProviderOptions {
   /** Keep-alive dispatcher for upstream calls; default a shared undici `Agent`. */
   dispatcher?: Dispatcher;
-  /** The request function (undici's `request` by default); tests may wrap it. */
+  /**
+   * The request function (undici's `request` by default); tests may wrap it. A non-streamed chat
+   * completion does not use it: it dispatches on `dispatcher` with a handler of its own
+   * (`whole-answer.ts`).
+   */
   request?: typeof undiciRequest;
   /**
    * Fetches other http(s) media URLs so they can be inlined (Decision 11). Without it those URLs
@@ -258,8 +264,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return jobs.length === 0 ? media : Promise.all(jobs).then(() => media);
   }
 
-  /** Translates and sends; resolves once response headers arrived with a 2xx. */
-  async function open(call: ProviderCall, stream: boolean) {
+  /** The upstream call of an attempt, translated: where it goes, its body and headers, its control. */
+  async function prepare(call: ProviderCall, stream: boolean) {
     const { target } = call;
     const { request } = call; // routing already merged the target's override_params
     const model = targetModel(request, target);
@@ -271,10 +277,49 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const body = wire.finishBody ? wire.finishBody(converted.body, request, warnings) : converted.body;
     const url = `${wire.modelsUrl(target)}/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
-    const res = await postJson(send, url, body, headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, dispatcher);
+    return { url, body, headers: headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, request, warnings };
+  }
+
+  async function chat(call: ProviderCall): Promise<ChatResult> {
+    const { url, body, headers, control, warnings } = await prepare(call, false);
+    try {
+      const answer = await postJsonForWholeAnswer(url, body, headers, control, dispatcher, answerLimits);
+      try {
+        if (answer.statusCode >= 300) {
+          throw parseGeminiError(answer.statusCode, answer.body.toString('utf8'), {
+            retryAfterHeader: answer.header('retry-after'),
+            apiKey: call.target.apiKey,
+          });
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(answer.body.toString('utf8'));
+        } catch {
+          throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
+        }
+        const { completion, outcome } = convertResponse(json, {
+          model: call.request.model,
+          strictCompliance: call.target.strictCompliance,
+          idPrefix,
+          warnings,
+          ...(call.request.audio?.format === 'wav' ? { audioFormat: 'wav' as const } : {}),
+        });
+        return { status: 200, completion, outcome };
+      } finally {
+        answer.release();
+      }
+    } finally {
+      control.dispose();
+    }
+  }
+
+  /** Translates and sends a stream's call; resolves once response headers arrived with a 2xx. */
+  async function openStream(call: ProviderCall) {
+    const { url, body, headers, control, request, warnings } = await prepare(call, true);
+    const res = await postJson(send, url, body, headers, control, dispatcher);
     if (res.statusCode >= 300) {
       try {
-        throw await readErrorBody(res, target, control);
+        throw await readErrorBody(res, call.target, control);
       } finally {
         control.dispose();
       }
@@ -282,34 +327,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return { res, control, request, warnings };
   }
 
-  async function chat(call: ProviderCall): Promise<ChatResult> {
-    const { res, control, request, warnings } = await open(call, false);
-    let release = (): void => {};
-    try {
-      const answer = await readAnswer(res, control, answerLimits);
-      release = answer.release;
-      let json: unknown;
-      try {
-        json = JSON.parse(answer.body.toString('utf8'));
-      } catch {
-        throw new UpstreamError('upstream sent a body that is not JSON', { status: 502, reason: 'invalid_response' });
-      }
-      const { completion, outcome } = convertResponse(json, {
-        model: call.request.model,
-        strictCompliance: call.target.strictCompliance,
-        idPrefix,
-        warnings,
-        ...(call.request.audio?.format === 'wav' ? { audioFormat: 'wav' as const } : {}),
-      });
-      return { status: 200, completion, outcome };
-    } finally {
-      release();
-      control.dispose();
-    }
-  }
-
   async function chatStream(call: ProviderCall): Promise<StreamResult> {
-    const { res, control, request, warnings } = await open(call, true);
+    const { res, control, request, warnings } = await openStream(call);
     const translator = new GeminiStreamTranslator({
       model: call.request.model,
       strictCompliance: call.target.strictCompliance,

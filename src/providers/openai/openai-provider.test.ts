@@ -272,7 +272,7 @@ describe('createOpenAIProvider', () => {
     await upstreamClosed;
   });
 
-  it('uses an injected request function', async () => {
+  it('streams through an injected request function', async () => {
     const urls: string[] = [];
     const { request: undiciRequest } = await import('../../http-client.js');
     const wrapped = createOpenAIProvider({
@@ -281,10 +281,23 @@ describe('createOpenAIProvider', () => {
         return undiciRequest(url, opts);
       }) as typeof undiciRequest,
     });
-    handler = (_req, _body, res) => json(res, 200, completion);
-    await wrapped.chat(call());
+    handler = (_req, _body, res) => sse(res, [chunk('one'), chunk(null, 'stop'), '[DONE]']);
+    const result = await wrapped.chatStream(call({}, { ...request, stream: true }));
+    expect((await collect(result.chunks)).map((c) => c.choices[0]?.delta.content)).toStrictEqual(['one', undefined]);
     await wrapped.close();
     expect(urls).toStrictEqual([`${baseUrl}/v1/chat/completions`]);
+  });
+
+  it('sends a non-streamed call on an injected dispatcher', async () => {
+    const { Agent } = await import('../../http-client.js');
+    const agent = new Agent();
+    const origins: string[] = [];
+    const dispatcher = { dispatch: (opts: { origin?: unknown }, h: never) => (origins.push(String(opts.origin)), agent.dispatch(opts as never, h)) };
+    const wrapped = createOpenAIProvider({ dispatcher: dispatcher as never });
+    handler = (_req, _body, res) => json(res, 200, completion);
+    await wrapped.chat(call());
+    await agent.close();
+    expect(origins).toStrictEqual([baseUrl]);
   });
 });
 

@@ -2,8 +2,9 @@
  * The OpenAI-compatible `Provider` (`provider: openai`): any endpoint speaking chat completions
  * (OpenAI, vLLM, Ollama, LiteLLM, …) so a fallback can leave Gemini. The request passes through
  * untranslated (`prepare-openai-body.ts` only applies overrides and drops sidegate's own fields);
- * the answer passes back as is. The only file here that does I/O: undici `request` over a
- * keep-alive dispatcher (DESIGN Decision 14), both injectable.
+ * the answer passes back as is. The only file here that does I/O: over a keep-alive dispatcher
+ * (DESIGN Decision 14), a non-streamed answer read whole by `whole-answer.ts`'s dispatch handler,
+ * a stream through undici `request`; both injectable.
  *
  * Same failure semantics as the Gemini provider: the per-attempt timeout runs until response
  * headers arrive (Decision 6) → 504 `timeout`; refused/reset/dropped connections → 502
@@ -14,9 +15,10 @@
 import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
-import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult } from '../provider.js';
+import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readAnswer, readErrorText, answerLimitsFrom } from '../post-json.js';
+import { postJson, readErrorText, answerLimitsFrom } from '../post-json.js';
+import { postJsonForWholeAnswer } from '../whole-answer.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { parseOpenAIError } from './openai-errors.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
@@ -27,7 +29,7 @@ import { prepareOpenAIBody } from './prepare-openai-body.js';
 export interface OpenAIProviderOptions {
   /** Keep-alive dispatcher; default an undici `Agent` owned (and closed) by this provider. */
   dispatcher?: Dispatcher;
-  /** undici's `request` by default; tests may wrap it. */
+  /** undici's `request` by default, for streams; tests may wrap it. A non-streamed answer dispatches on `dispatcher`. */
   request?: typeof undiciRequest;
   /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
   maxEventBytes?: number;
@@ -60,26 +62,28 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
   const answerLimits = answerLimitsFrom(options);
   const send = options.request ?? undiciRequest;
 
-  async function open(call: ProviderCall, stream: boolean) {
+  function callHeaders(call: ProviderCall, stream: boolean): Record<string, string> {
+    return Object.assign({}, call.traceHeaders, { accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${call.target.apiKey}` });
+  }
+
+  function errorOf(status: number, text: string, header: (name: string) => string | undefined, target: Target): Error {
+    return parseOpenAIError(status, text, {
+      retryAfterHeader: header('retry-after'),
+      retryAfterMsHeader: header('retry-after-ms'),
+      apiKey: target.apiKey,
+    });
+  }
+
+  /** A stream's call; resolves once response headers arrived with a 2xx. */
+  async function openStream(call: ProviderCall) {
     const { target } = call;
-    const prepared = prepareOpenAIBody(call.request, target, stream);
+    const prepared = prepareOpenAIBody(call.request, target, true);
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
-    const res = await postJson(
-      send,
-      chatCompletionsUrl(target.baseUrl),
-      prepared.body,
-      Object.assign({}, call.traceHeaders, { accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}` }),
-      control,
-      dispatcher,
-    );
+    const res = await postJson(send, chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, true), control, dispatcher);
     if (res.statusCode >= 300) {
       try {
         const text = await readErrorText(res, control, answerLimits);
-        throw parseOpenAIError(res.statusCode, text, {
-          retryAfterHeader: header(res.headers['retry-after']),
-          retryAfterMsHeader: header(res.headers['retry-after-ms']),
-          apiKey: target.apiKey,
-        });
+        throw errorOf(res.statusCode, text, (name) => header(res.headers[name]), target);
       } finally {
         control.dispose();
       }
@@ -88,39 +92,41 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
   }
 
   async function chat(call: ProviderCall): Promise<ChatResult> {
-    const { res, control, prepared } = await open(call, false);
-    let release = (): void => {};
+    const { target } = call;
+    const prepared = prepareOpenAIBody(call.request, target, false);
+    const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
     try {
-      const answer = await readAnswer(res, control, answerLimits);
-      release = answer.release;
-      let json: unknown;
+      const answer = await postJsonForWholeAnswer(chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, false), control, dispatcher, answerLimits);
       try {
-        json = JSON.parse(answer.body.toString('utf8'));
-      } catch {
-        throw invalidResponse('upstream sent a body that is not JSON');
+        if (answer.statusCode >= 300) throw errorOf(answer.statusCode, answer.body.toString('utf8'), answer.header, target);
+        let json: unknown;
+        try {
+          json = JSON.parse(answer.body.toString('utf8'));
+        } catch {
+          throw invalidResponse('upstream sent a body that is not JSON');
+        }
+        if (typeof json !== 'object' || json === null || !Array.isArray((json as { choices?: unknown }).choices)) {
+          throw invalidResponse('upstream answer has no choices');
+        }
+        const completion = json as ChatCompletion;
+        const outcome: CallOutcome = {
+          finishReasons: completion.choices.flatMap((c) => (typeof c?.finish_reason === 'string' ? [c.finish_reason] : [])),
+          warnings: prepared.warnings,
+          ...(typeof completion.id === 'string' ? { responseId: completion.id } : {}),
+          ...(typeof completion.model === 'string' ? { responseModel: completion.model } : {}),
+          ...usageOf(completion.usage),
+        };
+        return { status: 200, completion, outcome };
+      } finally {
+        answer.release();
       }
-      if (typeof json !== 'object' || json === null || !Array.isArray((json as { choices?: unknown }).choices)) {
-        throw invalidResponse('upstream answer has no choices');
-      }
-      const completion = json as ChatCompletion;
-      const outcome: CallOutcome = {
-        finishReasons: completion.choices.flatMap((c) => (typeof c?.finish_reason === 'string' ? [c.finish_reason] : [])),
-        warnings: prepared.warnings,
-        ...(typeof completion.id === 'string' ? { responseId: completion.id } : {}),
-        ...(typeof completion.model === 'string' ? { responseModel: completion.model } : {}),
-        ...usageOf(completion.usage),
-      };
-      return { status: 200, completion, outcome };
-    } catch (err) {
-      throw control.toError(err, 'body');
     } finally {
-      release();
       control.dispose();
     }
   }
 
   async function chatStream(call: ProviderCall): Promise<StreamResult> {
-    const { res, control, prepared } = await open(call, true);
+    const { res, control, prepared } = await openStream(call);
     const outcome: CallOutcome = { finishReasons: [], warnings: prepared.warnings };
     const finishReasons = new Map<number, string>();
 

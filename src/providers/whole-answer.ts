@@ -76,7 +76,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     private readonly resolve: (answer: WholeAnswer) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    if (control.signal.aborted) this.abortReason = new Error('the upstream call was aborted');
+    if (control.signal.aborted) this.onAbort();
     else control.signal.once('abort', this.onAbort);
   }
 

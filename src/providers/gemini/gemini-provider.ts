@@ -277,13 +277,13 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     const body = wire.finishBody ? wire.finishBody(converted.body, request, warnings) : converted.body;
     const url = `${wire.modelsUrl(target)}/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
-    return { url, body, headers: headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, request, warnings };
+    return { url, body, upstreamHeaders: headers(target, call, stream ? 'text/event-stream' : 'application/json'), control, request, warnings };
   }
 
   async function chat(call: ProviderCall): Promise<ChatResult> {
-    const { url, body, headers, control, warnings } = await prepare(call, false);
+    const { url, body, upstreamHeaders, control, warnings } = await prepare(call, false);
     try {
-      const answer = await postJsonForWholeAnswer(url, body, headers, control, dispatcher, answerLimits);
+      const answer = await postJsonForWholeAnswer(url, body, upstreamHeaders, control, dispatcher, answerLimits);
       try {
         if (answer.statusCode >= 300) {
           throw parseGeminiError(answer.statusCode, answer.body.toString('utf8'), {
@@ -315,8 +315,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
 
   /** Translates and sends a stream's call; resolves once response headers arrived with a 2xx. */
   async function openStream(call: ProviderCall) {
-    const { url, body, headers, control, request, warnings } = await prepare(call, true);
-    const res = await postJson(send, url, body, headers, control, dispatcher);
+    const { url, body, upstreamHeaders, control, request, warnings } = await prepare(call, true);
+    const res = await postJson(send, url, body, upstreamHeaders, control, dispatcher);
     if (res.statusCode >= 300) {
       try {
         throw await readErrorBody(res, call.target, control);

@@ -112,6 +112,11 @@ const COMPUTER_USE_ACTIONS = new Set([
   'take_screenshot',
 ]);
 
+/** A predefined computer-use action the client did not declare as its own function. */
+function isComputerUseAction(declared: ReadonlySet<string>): (name: string) => boolean {
+  return (name) => !declared.has(name) && COMPUTER_USE_ACTIONS.has(name);
+}
+
 /** The model a target calls: routing's override (`override_params.model`), else the client's. */
 export function targetModel(request: ChatCompletionRequest, target: Target): string {
   return target.model ?? request.model;
@@ -229,13 +234,12 @@ export function convertRequest(
       });
     }
   }
-  const declared = new Set(tools.functionNames);
   const messages = convertMessages(request.messages, {
     baseUrl: target.baseUrl,
     perPartMediaResolution: caps.perPartMediaResolution,
     ...(ctx.media ? { media: ctx.media } : {}),
     ...(tools.computerUse
-      ? { isComputerUseAction: (name: string) => !declared.has(name) && COMPUTER_USE_ACTIONS.has(name) }
+      ? { isComputerUseAction: isComputerUseAction(new Set(tools.functionNames)) }
       : {}),
   });
   for (const w of messages.warnings) if (!warnings.includes(w)) warnings.push(w);

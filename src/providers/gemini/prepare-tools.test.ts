@@ -13,6 +13,7 @@ const weather = { type: 'object', properties: { city: { type: 'string' } }, requ
 describe('prepareTools', () => {
   it.each<{ name: string; input: Req; want: unknown }>([
     { name: 'no tools', input: {}, want: { functionNames: [], computerUse: false, warnings: [] } },
+    { name: 'an empty tools list', input: { tools: [] }, want: { functionNames: [], computerUse: false, warnings: [] } },
     {
       name: 'function → parametersJsonSchema unchanged',
       input: { tools: [fn('get_weather', weather)] },

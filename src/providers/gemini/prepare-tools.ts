@@ -35,10 +35,10 @@ export interface PreparedTools {
   tools?: GeminiTool[];
   toolConfig?: GeminiToolConfig;
   /** Names of the client's own function declarations. */
-  functionNames: string[];
+  functionNames: readonly string[];
   /** True when a computer-use tool was requested. */
   computerUse: boolean;
-  warnings: string[];
+  warnings: readonly string[];
 }
 
 const COMPUTER_USE_NAMES = new Set(['computer_use', 'computerUse']);
@@ -132,9 +132,25 @@ function withLegacyFunctions(
   };
 }
 
+/** What a request without tools prepares to; shared, so a plain chat request allocates nothing here. */
+const NO_TOOLS: PreparedTools = Object.freeze({
+  functionNames: Object.freeze([]),
+  computerUse: false,
+  warnings: Object.freeze([]),
+});
+
 export function prepareTools(
   original: Pick<ChatCompletionRequest, 'tools' | 'tool_choice' | 'functions' | 'function_call' | 'web_search_options'>,
 ): PreparedTools {
+  if (
+    original.tools === undefined &&
+    original.tool_choice === undefined &&
+    original.functions === undefined &&
+    original.function_call === undefined &&
+    original.web_search_options == null
+  ) {
+    return NO_TOOLS;
+  }
   const request = withLegacyFunctions(original);
   const warnings: string[] = [];
   const declarations: Array<{ name: string; description?: string; parametersJsonSchema?: unknown }> = [];

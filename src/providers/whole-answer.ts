@@ -6,7 +6,7 @@
  * end costs the stream's construction, a push and a `data` event per chunk, an `end` and a
  * `close` on later ticks and four listeners, besides the promise and the async resource of
  * `request` itself, on every non-streamed chat completion (docs/performance.md, issue 25
- * thirty-third round). A stream's answer still goes through `postJson`: it is read as it arrives.
+ * thirty-third round). A stream's answer is read as it arrives, by `streamed-answer.ts`.
  *
  * Same contract as `postJson` followed by `readAnswer`: the attempt clock starts when the
  * request is written and stops when headers arrive; the client going away or the attempt timing
@@ -41,15 +41,31 @@ export function postJsonForWholeAnswer(
   dispatcher: Dispatcher,
   limits: AnswerLimits,
 ): Promise<WholeAnswer> {
+  const post = jsonPost(url, body, headers);
+  return new Promise<WholeAnswer>((resolve, reject) => {
+    dispatcher.dispatch(post, new WholeAnswerHandler(control, limits, post.body, resolve, reject));
+  });
+}
+
+/**
+ * The dispatch options of a JSON POST: the body with large inline media spliced back in from the
+ * client's own body (inline-blobs.ts), and undici's header timer off (the attempt's runs instead).
+ */
+export function jsonPost(url: string, body: unknown, headers: Record<string, string>): Dispatcher.DispatchOptions & { body: string | Readable } {
   const payload = serializeJsonBody(body);
   const { origin, path } = splitUrl(url);
   const requestHeaders: Record<string, string> = Object.assign({}, headers, { 'content-type': 'application/json' });
   if (typeof payload !== 'string') requestHeaders['content-length'] = String(serializedLength(payload));
   const requestBody = typeof payload === 'string' ? payload : Readable.from(payload);
-  return new Promise<WholeAnswer>((resolve, reject) => {
-    const handler = new WholeAnswerHandler(control, limits, requestBody, resolve, reject);
-    dispatcher.dispatch({ origin, path, method: 'POST', headers: requestHeaders, body: requestBody, headersTimeout: 0 }, handler);
-  });
+  return { origin, path, method: 'POST', headers: requestHeaders, body: requestBody, headersTimeout: 0 };
+}
+
+/** A failed call's request body, if it is a stream still sending: destroyed, its late errors swallowed. */
+export function destroyRequestBody(requestBody: string | Readable, err: Error): void {
+  if (typeof requestBody !== 'string' && !requestBody.destroyed) {
+    requestBody.on('error', () => {});
+    requestBody.destroy(err);
+  }
 }
 
 /** undici's (legacy) dispatch handler for one whole answer; settles its promise exactly once. */
@@ -118,10 +134,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onError(err: Error): void {
-    if (typeof this.requestBody !== 'string' && !this.requestBody.destroyed) {
-      this.requestBody.on('error', () => {});
-      this.requestBody.destroy(err);
-    }
+    destroyRequestBody(this.requestBody, err);
     if (this.statusCode >= 300) {
       this.bodyDropped = true;
       this.finish();
@@ -155,7 +168,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 }
 
 /** The first value of header `name` in undici's raw list (name, value, name, value, …). */
-function headerOf(raw: Array<Buffer | string>, name: string): string | undefined {
+export function headerOf(raw: Array<Buffer | string>, name: string): string | undefined {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (raw[i]!.toString().toLowerCase() === name) return raw[i + 1]!.toString();
   }

@@ -315,6 +315,24 @@ describe('gemini provider: a non-streamed answer in the in-flight budget', () =>
     });
   });
 
+  it("a stream's error answer is counted while it is read, and gives it all back after", async () => {
+    await withBudget(1024 * 1024, async (p, budget) => {
+      handlers.push(inTwoPieces(503, { 'retry-after': '7' }));
+      expect(errorView(await failure(p.chatStream(call({ stream: true }))))).toMatchObject({ status: 503, reason: '503', retryAfterSeconds: 7 });
+      expect(budget.peak).toBe(6 * big.length);
+      expect(budget.held).toBe(0);
+    });
+  });
+
+  it("a stream's error answer past the cap still reports its status, and leaves nothing held", async () => {
+    await withBudget(64, async (p, budget) => {
+      handlers.push(inTwoPieces(503, { 'retry-after': '7' }));
+      expect(errorView(await failure(p.chatStream(call({ stream: true }))))).toMatchObject({ status: 503, reason: '503', retryAfterSeconds: 7 });
+      expect(budget.peak).toBe(6 * 40);
+      expect(budget.held).toBe(0);
+    });
+  });
+
   it('a client gone before the call is sent sends nothing', async () => {
     const ac = new AbortController();
     ac.abort();
@@ -391,6 +409,69 @@ describe('gemini provider: streamGenerateContent', () => {
     });
     const err = await failure(provider.chatStream(call({ stream: true })));
     expect([(err as UpstreamError).status, (err as UpstreamError).message]).toStrictEqual([404, 'models/nope is not found']);
+  });
+
+  it('an upstream faster than its reader waits for it, and every chunk arrives in order', async () => {
+    const events = 1000;
+    const text = (i: number) => `${String(i).padStart(4, '0')}${'x'.repeat(16 * 1024)}`;
+    let upstream: ServerResponse | undefined;
+    handlers.push((_req, res) => {
+      upstream = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const writeMore = () => {
+        while (i < events) {
+          const last = i === events - 1;
+          const ok = res.write(`data: ${JSON.stringify(chunk(text(i), last ? { finishReason: 'STOP' } : {}))}\r\n\r\n`);
+          i++;
+          if (!ok) return void res.once('drain', writeMore);
+        }
+        res.end();
+      };
+      writeMore();
+    });
+    const result = await provider.chatStream(call({ stream: true }));
+    const it = result.chunks[Symbol.asyncIterator]();
+    expect((await it.next()).value?.choices[0]?.delta.content).toBe(text(0));
+    // 16 MB, far more than the sockets' buffers: with the reader idle, upstream cannot finish.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([upstream!.writableFinished, upstream!.writableNeedDrain]).toStrictEqual([false, true]);
+    const contents: Array<string | null | undefined> = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) contents.push(r.value.choices[0]?.delta.content);
+    expect(contents).toStrictEqual([...Array.from({ length: events - 1 }, (_, i) => text(i + 1)), undefined]);
+    expect(result.outcome().finishReasons).toStrictEqual(['stop']);
+  });
+
+  it('timeout before headers → 504 timeout', async () => {
+    handlers.push((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(), 2_000).unref();
+    });
+    const err = await failure(provider.chatStream({ ...call({ stream: true }), target: target({ timeoutMs: 50 }) }));
+    expect(errorView(err)).toMatchObject({ status: 504, reason: 'timeout', message: 'upstream did not answer within the attempt timeout (50 ms)' });
+  });
+
+  it('connection dropped before headers → 502 connection_error', async () => {
+    handlers.push((req) => req.socket.destroy());
+    const err = await failure(provider.chatStream(call({ stream: true })));
+    expect(errorView(err)).toMatchObject({ status: 502, reason: 'connection_error', message: expect.stringContaining('before an answer') });
+  });
+
+  it('a client gone while the reader waits for the next piece → ClientAbortError, and the upstream call is closed', async () => {
+    let closed: (finished: boolean) => void = () => {};
+    const upstreamClosed = new Promise<boolean>((resolve) => (closed = resolve));
+    handlers.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
+      res.on('close', () => closed(res.writableFinished));
+    });
+    const ac = new AbortController();
+    const result = await provider.chatStream({ ...call({ stream: true }), signal: ac.signal });
+    const it = result.chunks[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    const waiting = it.next();
+    setTimeout(() => ac.abort(), 20);
+    expect(await failure(waiting)).toBeInstanceOf(ClientAbortError);
+    expect(await upstreamClosed).toBe(false);
   });
 
   it('return() on the iterator aborts the upstream call', async () => {

@@ -2,8 +2,8 @@
  * The Gemini `Provider`: the only file in `providers/gemini` that does I/O. It resolves media
  * (file metadata, optional URL fetches), translates with the pure converters, calls
  * `generateContent` (its answer read whole by `whole-answer.ts`'s dispatch handler) and
- * `streamGenerateContent?alt=sse` (through an injected undici `request`) over a keep-alive
- * dispatcher (DESIGN Decision 14), and maps every failure to an `UpstreamError`.
+ * `streamGenerateContent?alt=sse` (its answer read piece by piece by `streamed-answer.ts`'s) over
+ * a keep-alive dispatcher (DESIGN Decision 14), and maps every failure to an `UpstreamError`.
  *
  * - the provider key goes only in `x-goog-api-key`, only to `target.baseUrl`; never in a URL or a
  *   message;
@@ -34,6 +34,7 @@ import type {
 import { AttemptControl } from '../attempt-control.js';
 import { getJsonPages, postJson, readErrorText, readJsonAnswer, answerLimitsFrom } from '../post-json.js';
 import { postJsonForWholeAnswer } from '../whole-answer.js';
+import { postJsonForStream, type StreamedBody } from '../streamed-answer.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { scrubProviderErrors } from '../scrub-provider-errors.js';
 import { convertRequest, targetModel, type GeminiRequestBody } from './convert-request.js';
@@ -54,9 +55,9 @@ export interface GeminiProviderOptions {
   /** Keep-alive dispatcher for upstream calls; default a shared undici `Agent`. */
   dispatcher?: Dispatcher;
   /**
-   * The request function (undici's `request` by default); tests may wrap it. A non-streamed chat
-   * completion does not use it: it dispatches on `dispatcher` with a handler of its own
-   * (`whole-answer.ts`).
+   * The request function (undici's `request` by default) of embeddings, model lists and the
+   * files API; tests may wrap it. A chat completion, streamed or not, does not use it: it
+   * dispatches on `dispatcher` with a handler of its own (`whole-answer.ts`, `streamed-answer.ts`).
    */
   request?: typeof undiciRequest;
   /**
@@ -129,7 +130,7 @@ type UndiciResponse = Dispatcher.ResponseData;
  * (docs/performance.md, issue 25 fourth round).
  */
 async function* geminiChunks(
-  res: UndiciResponse,
+  body: StreamedBody,
   control: AttemptControl,
   translator: GeminiStreamTranslator,
   maxEventBytes: number | undefined,
@@ -150,10 +151,14 @@ async function* geminiChunks(
   };
   try {
     try {
-      for await (const piece of res.body) {
+      for (;;) {
+        // A piece already queued is taken without a promise turn.
+        let piece = body.read();
+        if (piece instanceof Promise) piece = await piece;
+        if (piece === undefined) break;
         // `for…of` with `yield`, not `yield*`: delegating to an array from an async generator goes
         // through an async-from-sync iterator, two more promises and turns per chunk.
-        for (const payload of parser.push(piece as Buffer)) for (const chunk of translate(payload)) yield chunk;
+        for (const payload of parser.push(piece)) for (const chunk of translate(payload)) yield chunk;
       }
     } catch (err) {
       throw control.toError(err, 'body');
@@ -164,8 +169,7 @@ async function* geminiChunks(
   } finally {
     if (!completed) {
       // The client went away (return()) or the stream failed: stop reading upstream.
-      control.abort();
-      res.body.destroy();
+      body.destroy();
     }
     control.dispose();
   }
@@ -316,19 +320,22 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   /** Translates and sends a stream's call; resolves once response headers arrived with a 2xx. */
   async function openStream(call: ProviderCall) {
     const { url, body, upstreamHeaders, control, request, warnings } = await prepare(call, true);
-    const res = await postJson(send, url, body, upstreamHeaders, control, dispatcher);
-    if (res.statusCode >= 300) {
-      try {
-        throw await readErrorBody(res, call.target, control);
-      } finally {
-        control.dispose();
-      }
+    let answer;
+    try {
+      answer = await postJsonForStream(url, body, upstreamHeaders, control, dispatcher, answerLimits);
+    } catch (err) {
+      control.dispose();
+      throw err;
     }
-    return { res, control, request, warnings };
+    if (!answer.ok) {
+      control.dispose();
+      throw parseGeminiError(answer.statusCode, answer.text, { retryAfterHeader: answer.header('retry-after'), apiKey: call.target.apiKey });
+    }
+    return { body: answer.body, control, request, warnings };
   }
 
   async function chatStream(call: ProviderCall): Promise<StreamResult> {
-    const { res, control, request, warnings } = await openStream(call);
+    const { body, control, request, warnings } = await openStream(call);
     const translator = new GeminiStreamTranslator({
       model: call.request.model,
       strictCompliance: call.target.strictCompliance,
@@ -337,7 +344,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       warnings,
     });
 
-    return { status: 200, chunks: geminiChunks(res, control, translator, options.maxEventBytes), outcome: (): CallOutcome => translator.outcome() };
+    return { status: 200, chunks: geminiChunks(body, control, translator, options.maxEventBytes), outcome: (): CallOutcome => translator.outcome() };
   }
 
 

@@ -272,20 +272,19 @@ describe('createOpenAIProvider', () => {
     await upstreamClosed;
   });
 
-  it('streams through an injected request function', async () => {
-    const urls: string[] = [];
-    const { request: undiciRequest } = await import('../../http-client.js');
-    const wrapped = createOpenAIProvider({
-      request: ((url: string, opts: Parameters<typeof undiciRequest>[1]) => {
-        urls.push(url);
-        return undiciRequest(url, opts);
-      }) as typeof undiciRequest,
-    });
+  it('streams on an injected dispatcher', async () => {
+    const { Agent } = await import('../../http-client.js');
+    const agent = new Agent();
+    const calls: string[] = [];
+    const dispatcher = {
+      dispatch: (opts: { origin?: unknown; path?: unknown }, h: never) => (calls.push(`${String(opts.origin)}${String(opts.path)}`), agent.dispatch(opts as never, h)),
+    };
+    const wrapped = createOpenAIProvider({ dispatcher: dispatcher as never });
     handler = (_req, _body, res) => sse(res, [chunk('one'), chunk(null, 'stop'), '[DONE]']);
     const result = await wrapped.chatStream(call({}, { ...request, stream: true }));
     expect((await collect(result.chunks)).map((c) => c.choices[0]?.delta.content)).toStrictEqual(['one', undefined]);
-    await wrapped.close();
-    expect(urls).toStrictEqual([`${baseUrl}/v1/chat/completions`]);
+    await agent.close();
+    expect(calls).toStrictEqual([`${baseUrl}/v1/chat/completions`]);
   });
 
   it('sends a non-streamed call on an injected dispatcher', async () => {

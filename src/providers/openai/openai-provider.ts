@@ -3,8 +3,8 @@
  * (OpenAI, vLLM, Ollama, LiteLLM, …) so a fallback can leave Gemini. The request passes through
  * untranslated (`prepare-openai-body.ts` only applies overrides and drops sidegate's own fields);
  * the answer passes back as is. The only file here that does I/O: over a keep-alive dispatcher
- * (DESIGN Decision 14), a non-streamed answer read whole by `whole-answer.ts`'s dispatch handler,
- * a stream through undici `request`; both injectable.
+ * (DESIGN Decision 14), injectable: a non-streamed answer read whole by `whole-answer.ts`'s
+ * dispatch handler, a stream piece by piece by `streamed-answer.ts`'s.
  *
  * Same failure semantics as the Gemini provider: the per-attempt timeout runs until response
  * headers arrive (Decision 6) → 504 `timeout`; refused/reset/dropped connections → 502
@@ -12,12 +12,13 @@
  * a client abort → `ClientAbortError` and the upstream call is aborted. The key goes only in
  * `Authorization`, only to `target.baseUrl`.
  */
-import { createUpstreamAgent, request as undiciRequest, type Dispatcher } from '../../http-client.js';
+import { createUpstreamAgent, type Dispatcher } from '../../http-client.js';
 import { ClientAbortError, GatewayError, UpstreamError } from '../../errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../openai/chat-response.js';
 import type { CallOutcome, ChatResult, NormalizedUsage, Provider, ProviderCall, StreamResult, Target } from '../provider.js';
 import { AttemptControl } from '../attempt-control.js';
-import { postJson, readErrorText, answerLimitsFrom } from '../post-json.js';
+import { answerLimitsFrom } from '../post-json.js';
+import { postJsonForStream, type StreamedBody } from '../streamed-answer.js';
 import { postJsonForWholeAnswer } from '../whole-answer.js';
 import type { InflightBudget } from '../../overload/inflight-budget.js';
 import { parseOpenAIError } from './openai-errors.js';
@@ -29,8 +30,6 @@ import { prepareOpenAIBody } from './prepare-openai-body.js';
 export interface OpenAIProviderOptions {
   /** Keep-alive dispatcher; default an undici `Agent` owned (and closed) by this provider. */
   dispatcher?: Dispatcher;
-  /** undici's `request` by default, for streams; tests may wrap it. A non-streamed answer dispatches on `dispatcher`. */
-  request?: typeof undiciRequest;
   /** Largest single upstream stream event (`SIDEGATE_MAX_UPSTREAM_EVENT_BYTES`); default 32 MiB. */
   maxEventBytes?: number;
   /** Connections per upstream origin of the default dispatcher (`SIDEGATE_UPSTREAM_MAX_CONNECTIONS`); default 4096. */
@@ -54,13 +53,10 @@ export function chatCompletionsUrl(baseUrl: string): string {
   return `${base.endsWith('/v1') ? base : `${base}/v1`}/chat/completions`;
 }
 
-const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createUpstreamAgent(options);
   const answerLimits = answerLimitsFrom(options);
-  const send = options.request ?? undiciRequest;
 
   function callHeaders(call: ProviderCall, stream: boolean): Record<string, string> {
     return Object.assign({}, call.traceHeaders, { accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${call.target.apiKey}` });
@@ -79,16 +75,18 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     const { target } = call;
     const prepared = prepareOpenAIBody(call.request, target, true);
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
-    const res = await postJson(send, chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, true), control, dispatcher);
-    if (res.statusCode >= 300) {
-      try {
-        const text = await readErrorText(res, control, answerLimits);
-        throw errorOf(res.statusCode, text, (name) => header(res.headers[name]), target);
-      } finally {
-        control.dispose();
-      }
+    let answer;
+    try {
+      answer = await postJsonForStream(chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, true), control, dispatcher, answerLimits);
+    } catch (err) {
+      control.dispose();
+      throw err;
     }
-    return { res, control, prepared };
+    if (!answer.ok) {
+      control.dispose();
+      throw errorOf(answer.statusCode, answer.text, answer.header, target);
+    }
+    return { body: answer.body, control, prepared };
   }
 
   async function chat(call: ProviderCall): Promise<ChatResult> {
@@ -126,7 +124,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
   }
 
   async function chatStream(call: ProviderCall): Promise<StreamResult> {
-    const { res, control, prepared } = await openStream(call);
+    const { body, control, prepared } = await openStream(call);
     const outcome: CallOutcome = { finishReasons: [], warnings: prepared.warnings };
     const finishReasons = new Map<number, string>();
 
@@ -165,7 +163,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       return chunk;
     };
 
-    return { status: 200, chunks: openAIChunks(res, control, handle, finishReasons, outcome, options.maxEventBytes), outcome: () => outcome };
+    return { status: 200, chunks: openAIChunks(body, control, handle, finishReasons, outcome, options.maxEventBytes), outcome: () => outcome };
   }
 
   return scrubProviderErrors({
@@ -188,7 +186,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
  * alive through every scavenge (its own initial map, in the old generation, points back to it).
  */
 async function* openAIChunks(
-  res: Dispatcher.ResponseData,
+  body: StreamedBody,
   control: AttemptControl,
   handle: (payload: string) => ChatCompletionChunk | 'done' | undefined,
   finishReasons: ReadonlyMap<number, string>,
@@ -199,7 +197,7 @@ async function* openAIChunks(
   let completed = false;
   try {
     let done = false;
-    for await (const payload of sseEvents(res, control, parser)) {
+    for await (const payload of sseEvents(body, control, parser)) {
       const result = handle(payload);
       if (result === 'done') {
         done = true;
@@ -215,18 +213,22 @@ async function* openAIChunks(
     outcome.finishReasons = [...finishReasons.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
     if (!completed) {
       // The client went away (return()) or the stream failed: stop reading upstream.
-      control.abort();
-      res.body.destroy();
+      body.destroy();
     }
     control.dispose();
   }
 }
 
 /** The data of each SSE event of an answer body, in order; undici's failures as our errors. */
-async function* sseEvents(res: Dispatcher.ResponseData, control: AttemptControl, parser: SseParser): AsyncGenerator<string> {
+async function* sseEvents(body: StreamedBody, control: AttemptControl, parser: SseParser): AsyncGenerator<string> {
   try {
-    // `yield` per event, not `yield*` of the parser's array (an async-from-sync iterator per piece).
-    for await (const piece of res.body) for (const data of parser.push(piece as Buffer)) yield data;
+    for (;;) {
+      let piece = body.read();
+      if (piece instanceof Promise) piece = await piece;
+      if (piece === undefined) break;
+      // `yield` per event, not `yield*` of the parser's array (an async-from-sync iterator per piece).
+      for (const data of parser.push(piece)) yield data;
+    }
   } catch (err) {
     throw control.toError(err, 'body');
   }

@@ -20,10 +20,9 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from '../http-client.js';
-import { ANSWER_WEIGHT } from '../overload/inflight-budget.js';
 import type { AttemptControl } from './attempt-control.js';
 import type { AnswerLimits } from './post-json.js';
-import { destroyRequestBody, headerOf, jsonPost } from './whole-answer.js';
+import { AttemptDispatchHandler, headerOf, jsonPost } from './attempt-dispatch.js';
 
 /** Bytes queued unread before the connection is paused: a `Readable`'s default high-water mark. */
 export const HIGH_WATER_BYTES = 64 * 1024;
@@ -124,49 +123,27 @@ export class StreamedBody {
 }
 
 /** undici's (legacy) dispatch handler for one streamed answer; settles its promise exactly once. */
-class StreamedAnswerHandler implements Dispatcher.DispatchHandler {
-  private abortCall: ((err?: Error) => void) | undefined;
-  private abortReason: Error | undefined;
-  private statusCode = 0;
-  private rawHeaders: Array<Buffer | string> = [];
+class StreamedAnswerHandler extends AttemptDispatchHandler implements Dispatcher.DispatchHandler {
   private body: StreamedBody | undefined;
   /** An error answer's body, read whole. */
   private readonly errorChunks: Buffer[] = [];
   private errorSize = 0;
-  private held = 0;
   private errorBodyDropped = false;
   private settled = false;
-  private readonly onAbort = (): void => {
-    this.abortReason ??= new Error('the upstream call was aborted');
-    this.abortCall?.(this.abortReason);
-  };
 
   constructor(
-    private readonly control: AttemptControl,
-    private readonly limits: AnswerLimits,
-    private readonly requestBody: string | Readable,
+    control: AttemptControl,
+    limits: AnswerLimits,
+    requestBody: string | Readable,
     private readonly resolve: (answer: StreamedAnswer) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    if (control.signal.aborted) this.onAbort();
-    else control.signal.once('abort', this.onAbort);
-  }
-
-  /** undici calls it on the connection, just before writing the request: the attempt clock starts. */
-  onConnect(abort: (err?: Error) => void): void {
-    if (this.abortReason !== undefined) {
-      abort(this.abortReason);
-      return;
-    }
-    this.abortCall = abort;
-    this.control.requestWritten();
+    super(control, limits, requestBody);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null, resume: () => void): boolean {
     if (statusCode < 200) return true; // 1xx: the answer is still to come
-    this.statusCode = statusCode;
-    this.rawHeaders = rawHeaders ?? [];
-    this.control.headersArrived();
+    this.headersArrived(statusCode, rawHeaders);
     if (statusCode >= 300) return true; // read whole, then settled in finishError
     this.settled = true;
     const body = new StreamedBody(() => this.control.abort());
@@ -187,21 +164,20 @@ class StreamedAnswerHandler implements Dispatcher.DispatchHandler {
       this.abortCall?.(new Error('the upstream error answer is past its cap'));
       return false;
     }
-    this.limits.budget?.hold(chunk.length * ANSWER_WEIGHT);
-    this.held += chunk.length * ANSWER_WEIGHT;
+    this.hold(chunk);
     this.errorChunks.push(chunk);
     return true;
   }
 
   onComplete(): void {
-    this.control.signal.off('abort', this.onAbort);
+    this.stopWatchingAbort();
     if (this.body !== undefined) this.body.end();
     else this.finishError();
   }
 
   onError(err: Error): void {
-    this.control.signal.off('abort', this.onAbort);
-    destroyRequestBody(this.requestBody, err);
+    this.stopWatchingAbort();
+    this.destroyRequestBody(err);
     if (this.body !== undefined) {
       this.body.fail(err);
     } else if (this.statusCode >= 300) {
@@ -220,10 +196,5 @@ class StreamedAnswerHandler implements Dispatcher.DispatchHandler {
     this.releaseHeld();
     const raw = this.rawHeaders;
     this.resolve({ ok: false, statusCode: this.statusCode, header: (name) => headerOf(raw, name), text });
-  }
-
-  private releaseHeld(): void {
-    this.limits.budget?.release(this.held);
-    this.held = 0;
   }
 }

@@ -16,11 +16,10 @@
  * cannot be read (too large, cut, timed out) resolves with an empty body: its status alone is
  * still worth reporting.
  */
-import { Readable } from 'node:stream';
-import { splitUrl, type Dispatcher } from '../http-client.js';
-import { serializedLength, serializeJsonBody } from '../openai/inline-blobs.js';
-import { ANSWER_WEIGHT } from '../overload/inflight-budget.js';
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from '../http-client.js';
 import type { AttemptControl } from './attempt-control.js';
+import { AttemptDispatchHandler, headerOf, jsonPost } from './attempt-dispatch.js';
 import { answerTooLarge, type AnswerLimits } from './post-json.js';
 
 export interface WholeAnswer {
@@ -47,70 +46,27 @@ export function postJsonForWholeAnswer(
   });
 }
 
-/**
- * The dispatch options of a JSON POST: the body with large inline media spliced back in from the
- * client's own body (inline-blobs.ts), and undici's header timer off (the attempt's runs instead).
- */
-export function jsonPost(url: string, body: unknown, headers: Record<string, string>): Dispatcher.DispatchOptions & { body: string | Readable } {
-  const payload = serializeJsonBody(body);
-  const { origin, path } = splitUrl(url);
-  const requestHeaders: Record<string, string> = Object.assign({}, headers, { 'content-type': 'application/json' });
-  if (typeof payload !== 'string') requestHeaders['content-length'] = String(serializedLength(payload));
-  const requestBody = typeof payload === 'string' ? payload : Readable.from(payload);
-  return { origin, path, method: 'POST', headers: requestHeaders, body: requestBody, headersTimeout: 0 };
-}
-
-/** A failed call's request body, if it is a stream still sending: destroyed, its late errors swallowed. */
-export function destroyRequestBody(requestBody: string | Readable, err: Error): void {
-  if (typeof requestBody !== 'string' && !requestBody.destroyed) {
-    requestBody.on('error', () => {});
-    requestBody.destroy(err);
-  }
-}
-
 /** undici's (legacy) dispatch handler for one whole answer; settles its promise exactly once. */
-class WholeAnswerHandler implements Dispatcher.DispatchHandler {
-  private abortCall: ((err?: Error) => void) | undefined;
-  private abortReason: Error | undefined;
-  private statusCode = 0;
-  private rawHeaders: Array<Buffer | string> = [];
+class WholeAnswerHandler extends AttemptDispatchHandler implements Dispatcher.DispatchHandler {
   private readonly chunks: Buffer[] = [];
   private size = 0;
-  private held = 0;
   /** An error answer's body past its cap: no more of it is kept, and the answer is its status alone. */
   private bodyDropped = false;
   private settled = false;
-  private readonly onAbort = (): void => {
-    this.abortReason ??= new Error('the upstream call was aborted');
-    this.abortCall?.(this.abortReason);
-  };
 
   constructor(
-    private readonly control: AttemptControl,
-    private readonly limits: AnswerLimits,
-    private readonly requestBody: string | Readable,
+    control: AttemptControl,
+    limits: AnswerLimits,
+    requestBody: string | Readable,
     private readonly resolve: (answer: WholeAnswer) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    if (control.signal.aborted) this.onAbort();
-    else control.signal.once('abort', this.onAbort);
-  }
-
-  /** undici calls it on the connection, just before writing the request: the attempt clock starts. */
-  onConnect(abort: (err?: Error) => void): void {
-    if (this.abortReason !== undefined) {
-      abort(this.abortReason);
-      return;
-    }
-    this.abortCall = abort;
-    this.control.requestWritten();
+    super(control, limits, requestBody);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[] | string[] | null): boolean {
     if (statusCode < 200) return true; // 1xx: the answer is still to come
-    this.statusCode = statusCode;
-    this.rawHeaders = rawHeaders ?? [];
-    this.control.headersArrived();
+    this.headersArrived(statusCode, rawHeaders);
     return true;
   }
 
@@ -123,8 +79,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
       this.abortCall?.(new Error('the upstream answer is past its cap'));
       return false;
     }
-    this.limits.budget?.hold(chunk.length * ANSWER_WEIGHT);
-    this.held += chunk.length * ANSWER_WEIGHT;
+    this.hold(chunk);
     this.chunks.push(chunk);
     return true;
   }
@@ -134,7 +89,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onError(err: Error): void {
-    destroyRequestBody(this.requestBody, err);
+    this.destroyRequestBody(err);
     if (this.statusCode >= 300) {
       this.bodyDropped = true;
       this.finish();
@@ -146,7 +101,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private finish(): void {
     if (this.settled) return;
     this.settled = true;
-    this.control.signal.off('abort', this.onAbort);
+    this.stopWatchingAbort();
     if (this.bodyDropped) this.releaseHeld();
     const { chunks, rawHeaders } = this;
     const body = this.bodyDropped ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -156,21 +111,8 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private fail(err: unknown): void {
     if (this.settled) return;
     this.settled = true;
-    this.control.signal.off('abort', this.onAbort);
+    this.stopWatchingAbort();
     this.releaseHeld();
     this.reject(err);
   }
-
-  private releaseHeld(): void {
-    this.limits.budget?.release(this.held);
-    this.held = 0;
-  }
-}
-
-/** The first value of header `name` in undici's raw list (name, value, name, value, …). */
-export function headerOf(raw: Array<Buffer | string>, name: string): string | undefined {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toString().toLowerCase() === name) return raw[i + 1]!.toString();
-  }
-  return undefined;
 }

@@ -315,20 +315,14 @@ describe('gemini provider: a non-streamed answer in the in-flight budget', () =>
     });
   });
 
-  it("a stream's error answer is counted while it is read, and gives it all back after", async () => {
-    await withBudget(1024 * 1024, async (p, budget) => {
+  it.each([
+    { name: 'is counted while it is read, and gives it all back after', cap: 1024 * 1024, peak: 6 * big.length },
+    { name: 'past the cap still reports its status, and leaves nothing held', cap: 64, peak: 6 * 40 },
+  ])("a stream's error answer $name", async ({ cap, peak }) => {
+    await withBudget(cap, async (p, budget) => {
       handlers.push(inTwoPieces(503, { 'retry-after': '7' }));
       expect(errorView(await failure(p.chatStream(call({ stream: true }))))).toMatchObject({ status: 503, reason: '503', retryAfterSeconds: 7 });
-      expect(budget.peak).toBe(6 * big.length);
-      expect(budget.held).toBe(0);
-    });
-  });
-
-  it("a stream's error answer past the cap still reports its status, and leaves nothing held", async () => {
-    await withBudget(64, async (p, budget) => {
-      handlers.push(inTwoPieces(503, { 'retry-after': '7' }));
-      expect(errorView(await failure(p.chatStream(call({ stream: true }))))).toMatchObject({ status: 503, reason: '503', retryAfterSeconds: 7 });
-      expect(budget.peak).toBe(6 * 40);
+      expect(budget.peak).toBe(peak);
       expect(budget.held).toBe(0);
     });
   });
@@ -456,7 +450,11 @@ describe('gemini provider: streamGenerateContent', () => {
     expect(errorView(err)).toMatchObject({ status: 502, reason: 'connection_error', message: expect.stringContaining('before an answer') });
   });
 
-  it('a client gone while the reader waits for the next piece → ClientAbortError, and the upstream call is closed', async () => {
+  /**
+   * An upstream stream that sends one chunk and never ends: only the gateway dropping the
+   * connection closes it. Resolves with whether its answer had finished when it closed.
+   */
+  function endlessStream(): Promise<boolean> {
     let closed: (finished: boolean) => void = () => {};
     const upstreamClosed = new Promise<boolean>((resolve) => (closed = resolve));
     handlers.push((_req, res) => {
@@ -464,6 +462,11 @@ describe('gemini provider: streamGenerateContent', () => {
       res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
       res.on('close', () => closed(res.writableFinished));
     });
+    return upstreamClosed;
+  }
+
+  it('a client gone while the reader waits for the next piece → ClientAbortError, and the upstream call is closed', async () => {
+    const upstreamClosed = endlessStream();
     const ac = new AbortController();
     const result = await provider.chatStream({ ...call({ stream: true }), signal: ac.signal });
     const it = result.chunks[Symbol.asyncIterator]();
@@ -475,14 +478,7 @@ describe('gemini provider: streamGenerateContent', () => {
   });
 
   it('return() on the iterator aborts the upstream call', async () => {
-    let closed: (finished: boolean) => void = () => {};
-    const upstreamClosed = new Promise<boolean>((resolve) => (closed = resolve));
-    handlers.push((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify(chunk('first'))}\r\n\r\n`);
-      // The upstream never ends this stream: only the gateway dropping the connection closes it.
-      res.on('close', () => closed(res.writableFinished));
-    });
+    const upstreamClosed = endlessStream();
     const result = await provider.chatStream(call({ stream: true }));
     const it = result.chunks[Symbol.asyncIterator]();
     expect((await it.next()).done).toBe(false);

@@ -12,7 +12,8 @@
  * when the request is written and stops when headers arrive; the client going away or the attempt
  * timing out aborts the call; a failure before headers is mapped through `AttemptControl.toError`
  * here, one after them is thrown by `read()` as undici gave it (the provider maps it as a body
- * failure). A queue past `HIGH_WATER_BYTES` pauses the connection until the reader catches up, as a
+ * failure). The attempt's control is disposed here when the call ends without a body to read (a
+ * failure before headers, an error answer); with one, the reader disposes it when done. A queue past `HIGH_WATER_BYTES` pauses the connection until the reader catches up, as a
  * `Readable`'s high-water mark did. An error answer (status ≥ 300) is read whole, within the answer
  * cap and counted in the in-flight budget while it is, and resolves once complete; a body that
  * cannot be read (too large, cut, timed out) leaves `text` empty: its status alone is still worth
@@ -25,7 +26,7 @@ import type { AnswerLimits } from './post-json.js';
 import { AttemptDispatchHandler, headerOf, jsonPost } from './attempt-dispatch.js';
 
 /** Bytes queued unread before the connection is paused: a `Readable`'s default high-water mark. */
-export const HIGH_WATER_BYTES = 64 * 1024;
+const HIGH_WATER_BYTES = 64 * 1024;
 
 export type StreamedAnswer =
   | { ok: true; statusCode: number; header(name: string): string | undefined; body: StreamedBody }
@@ -41,7 +42,12 @@ export function postJsonForStream(
 ): Promise<StreamedAnswer> {
   const post = jsonPost(url, body, headers);
   return new Promise<StreamedAnswer>((resolve, reject) => {
-    dispatcher.dispatch(post, new StreamedAnswerHandler(control, limits, post.body, resolve, reject));
+    const handler = new StreamedAnswerHandler(control, limits, post.body, resolve, reject);
+    try {
+      dispatcher.dispatch(post, handler);
+    } catch (err) {
+      handler.onError(err as Error); // as undici's `request` did: a refused dispatch is a failed call
+    }
   });
 }
 
@@ -57,10 +63,13 @@ export class StreamedBody {
   private failure: unknown;
   private waiter: { resolve(piece: Buffer | undefined): void; reject(err: unknown): void } | undefined;
   private paused = false;
-  /** Given by undici with the headers: lets a paused connection go on. */
-  resumeConnection: (() => void) | undefined;
 
-  constructor(private readonly stop: () => void) {}
+  constructor(
+    /** Aborts the call. */
+    private readonly stop: () => void,
+    /** Given by undici with the headers: lets a paused connection go on. */
+    private readonly resumeConnection: () => void,
+  ) {}
 
   read(): Buffer | undefined | Promise<Buffer | undefined> {
     const piece = this.pieces.shift();
@@ -68,7 +77,7 @@ export class StreamedBody {
       this.queuedBytes -= piece.length;
       if (this.paused && this.queuedBytes < HIGH_WATER_BYTES) {
         this.paused = false;
-        this.resumeConnection?.();
+        this.resumeConnection();
       }
       return piece;
     }
@@ -146,8 +155,7 @@ class StreamedAnswerHandler extends AttemptDispatchHandler implements Dispatcher
     this.headersArrived(statusCode, rawHeaders);
     if (statusCode >= 300) return true; // read whole, then settled in finishError
     this.settled = true;
-    const body = new StreamedBody(() => this.control.abort());
-    body.resumeConnection = resume;
+    const body = new StreamedBody(() => this.control.abort(), resume);
     this.body = body;
     const raw = this.rawHeaders;
     this.resolve({ ok: true, statusCode, header: (name) => headerOf(raw, name), body });
@@ -185,6 +193,7 @@ class StreamedAnswerHandler extends AttemptDispatchHandler implements Dispatcher
       this.finishError();
     } else if (!this.settled) {
       this.settled = true;
+      this.control.dispose();
       this.reject(this.control.toError(err, 'connect'));
     }
   }
@@ -194,6 +203,7 @@ class StreamedAnswerHandler extends AttemptDispatchHandler implements Dispatcher
     this.settled = true;
     const text = this.errorBodyDropped ? '' : Buffer.concat(this.errorChunks).toString('utf8');
     this.releaseHeld();
+    this.control.dispose();
     const raw = this.rawHeaders;
     this.resolve({ ok: false, statusCode: this.statusCode, header: (name) => headerOf(raw, name), text });
   }

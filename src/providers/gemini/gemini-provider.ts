@@ -320,15 +320,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
   /** Translates and sends a stream's call; resolves once response headers arrived with a 2xx. */
   async function openStream(call: ProviderCall) {
     const { url, body, upstreamHeaders, control, request, warnings } = await prepare(call, true);
-    let answer;
-    try {
-      answer = await postJsonForStream(url, body, upstreamHeaders, control, dispatcher, answerLimits);
-    } catch (err) {
-      control.dispose();
-      throw err;
-    }
+    const answer = await postJsonForStream(url, body, upstreamHeaders, control, dispatcher, answerLimits);
     if (!answer.ok) {
-      control.dispose();
       throw parseGeminiError(answer.statusCode, answer.text, { retryAfterHeader: answer.header('retry-after'), apiKey: call.target.apiKey });
     }
     return { body: answer.body, control, request, warnings };

@@ -75,17 +75,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     const { target } = call;
     const prepared = prepareOpenAIBody(call.request, target, true);
     const control = new AttemptControl(call.signal, target.timeoutMs, call.onRequestWritten);
-    let answer;
-    try {
-      answer = await postJsonForStream(chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, true), control, dispatcher, answerLimits);
-    } catch (err) {
-      control.dispose();
-      throw err;
-    }
-    if (!answer.ok) {
-      control.dispose();
-      throw errorOf(answer.statusCode, answer.text, answer.header, target);
-    }
+    const answer = await postJsonForStream(chatCompletionsUrl(target.baseUrl), prepared.body, callHeaders(call, true), control, dispatcher, answerLimits);
+    if (!answer.ok) throw errorOf(answer.statusCode, answer.text, answer.header, target);
     return { body: answer.body, control, prepared };
   }
 
